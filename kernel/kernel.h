@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#pragma once
+
+/*
+ * kernel/: the unshare mechanism and descriptor-based path and mount
+ * primitives. Every function returns 0 (or a descriptor) on success and a
+ * negative errno on failure; out-parameters are written only on success.
+ * Nothing here logs or knows about PAM.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct kn_features {
+	bool openat2;
+	bool open_tree; /* open_tree + move_mount */
+	bool fsopen;    /* fsopen + fsconfig + fsmount */
+	bool mount_setattr;
+};
+
+/* Probed once per process; a seccomp filter returning ENOSYS turns them off. */
+const struct kn_features *kn_features(void);
+/* For tests: pretend the newer calls are missing. */
+void kn_features_disable_all(void);
+
+/* --- namespaces (ns.c) --- */
+
+enum kn_propagation {
+	KN_PROPAGATION_SLAVE,   /* default: the caller's mounts still reach us, ours never reach it */
+	KN_PROPAGATION_PRIVATE, /* mount_private */
+};
+
+/* A descriptor of the caller's mount namespace, to come back to. */
+int kn_ns_save(void);
+/* unshare(CLONE_NEWNS) then make / recursively slave (or private). */
+int kn_ns_enter_new(enum kn_propagation prop);
+/* setns() back into the namespace saved by kn_ns_save. */
+int kn_ns_restore(int ns_fd);
+
+/* --- paths (path.c) --- */
+
+/*
+ * Open an existing directory by absolute path, safely: symlinks are
+ * followed only while every directory so far is root-owned and not
+ * group/other writable; below the first directory that is not, no symlink
+ * is followed (ELOOP). Returns an O_PATH|O_DIRECTORY descriptor, or a
+ * negative errno. If ret_trusted is given, it says whether the directory
+ * and every directory above it are trusted in that sense.
+ */
+int kn_open_dir(const char *path, bool *ret_trusted);
+
+/*
+ * Same, for the parent of path: returns its descriptor and points
+ * *ret_name at the last component inside path (no allocation).
+ */
+int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted);
+
+/* Open name under dirfd as a directory, never following a symlink. */
+int kn_open_child_dir(int dirfd, const char *name);
+
+/*
+ * mkdirat(dirfd, name) then open it without following links, set owner and
+ * mode on the descriptor (chown before chmod, so set-id bits survive).
+ * Returns the descriptor, -EEXIST if it already existed.
+ */
+int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid);
+
+/* Remove name under dirfd recursively, never following symlinks or crossing mounts. */
+int kn_remove_tree(int dirfd, const char *name);
+
+/* Whether the directory is root-owned and not writable by group or others. */
+int kn_fd_is_trusted(int fd, bool allow_sticky);
+
+/* --- mounts (mount.c) --- */
+
+/* Bind the directory src_fd over dst_fd. */
+int kn_bind_fd(int src_fd, int dst_fd);
+/* Mount a fresh tmpfs over dst_fd with options opts (may be NULL) and MS_* flags. */
+int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags);
+/* Lazily unmount whatever is mounted on path (path resolved safely first). */
+int kn_umount_path(const char *path);
