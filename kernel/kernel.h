@@ -14,7 +14,7 @@
 struct kn_features {
 	bool openat2;
 	bool open_tree; /* open_tree + move_mount */
-	bool fsopen;    /* fsopen + fsconfig + fsmount */
+	bool fsopen;	/* fsopen + fsconfig + fsmount */
 	bool mount_setattr;
 };
 
@@ -26,16 +26,32 @@ void kn_features_disable_all(void);
 /* --- namespaces (ns.c) --- */
 
 enum kn_propagation {
-	KN_PROPAGATION_SLAVE,   /* default: the caller's mounts still reach us, ours never reach it */
+	KN_PROPAGATION_SLAVE, /* default: the caller's mounts still reach us, ours never reach it */
 	KN_PROPAGATION_PRIVATE, /* mount_private */
 };
 
-/* A descriptor of the caller's mount namespace, to come back to. */
-int kn_ns_save(void);
+/*
+ * What a process needs to come back to where it was: its mount namespace,
+ * and its root and working directory, which setns() resets.
+ */
+struct kn_ns_saved {
+	int ns_fd;
+	int root_fd;
+	int cwd_fd;
+};
+#define KN_NS_SAVED_INIT                                                                           \
+	{                                                                                          \
+		.ns_fd = -1, .root_fd = -1, .cwd_fd = -1                                           \
+	}
+
+int kn_ns_save(struct kn_ns_saved *ret);
 /* unshare(CLONE_NEWNS) then make / recursively slave (or private). */
 int kn_ns_enter_new(enum kn_propagation prop);
-/* setns() back into the namespace saved by kn_ns_save. */
-int kn_ns_restore(int ns_fd);
+/* Go back into the saved namespace, root and working directory. */
+int kn_ns_restore(const struct kn_ns_saved *saved);
+void kn_ns_saved_close(struct kn_ns_saved *saved);
+/* Whether two namespace descriptors (or the current one, fd -1) are the same namespace. */
+int kn_ns_same(int ns_fd_a, int ns_fd_b);
 
 /* --- paths (path.c) --- */
 

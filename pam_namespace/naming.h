@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 /* Longest instance name kept as it is (SPEC section 2). */
-#define NS_NAME_MAX_LEN 80
+#define NS_NAME_MAX_LEN	  80
 #define NS_NAME_HASH_KEEP 47
 
 /* Returns 0 when name can be used to build paths (SPEC section 8). */

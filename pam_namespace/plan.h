@@ -41,12 +41,12 @@ enum ns_plan_flags {
 
 struct ns_plan_entry {
 	const struct ns_rule *rule; /* file and line for messages */
-	enum ns_method method;      /* effective method (context/level may fall back to user) */
-	char *polydir;              /* expanded, absolute */
-	char *instance;             /* full instance path; tmpdir: the mkdtemp template; tmpfs: NULL */
-	char *instance_parent;      /* directory holding the instance; tmpfs: NULL */
-	char *instance_name;        /* last component (hashed when long); tmpfs: NULL */
-	char *instance_context;     /* label for the instance (context/level), or NULL */
+	enum ns_method method;	    /* effective method (context/level may fall back to user) */
+	char *polydir;		    /* expanded, absolute */
+	char *instance;		/* full instance path; tmpdir: the mkdtemp template; tmpfs: NULL */
+	char *instance_parent;	/* directory holding the instance; tmpfs: NULL */
+	char *instance_name;	/* last component (hashed when long); tmpfs: NULL */
+	char *instance_context; /* label for the instance (context/level), or NULL */
 
 	/* create: make a missing polydir with this mode and owner */
 	bool create_polydir;
@@ -55,7 +55,7 @@ struct ns_plan_entry {
 	gid_t create_gid;
 
 	char *init_script; /* script to run after the mount, or NULL */
-	char *mntopts;     /* tmpfs options, or NULL */
+	char *mntopts;	   /* tmpfs options, or NULL */
 	unsigned long mount_flags;
 };
 
@@ -66,7 +66,7 @@ struct ns_plan {
 
 struct ns_plan_opts {
 	unsigned flags;
-	mode_t umask;            /* for create without a mode */
+	mode_t umask;		 /* for create without a mode */
 	const char *init_script; /* default script: NULL means none exists */
 };
 
@@ -76,7 +76,8 @@ struct ns_plan_opts {
  * was reported through diag with file:line).
  */
 int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struct ns_user *user,
-		  const struct ns_lookup *lookup, const struct ns_plan_opts *opts, struct ns_diag *diag);
+		  const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
+		  struct ns_diag *diag);
 
 void ns_plan_free(struct ns_plan *plan);
 

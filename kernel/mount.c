@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * Mounts by descriptor. Which call runs at which step:
+ *
+ *   step            new API (5.2+)                         fallback (older kernels)
+ *   bind instance   open_tree(OPEN_TREE_CLONE) on the       mount(2) MS_BIND from
+ *                   instance fd, move_mount onto the        /proc/self/fd/SRC to
+ *                   polydir fd                              /proc/self/fd/DST
+ *   tmpfs           fsopen("tmpfs"), fsconfig per option,   mount(2) "tmpfs" on
+ *                   fsmount with MOUNT_ATTR_*, move_mount   /proc/self/fd/DST
+ *   unmount         umount2(MNT_DETACH) on /proc/self/fd/N of a safely resolved path
+ *
+ * Either way the target is the directory already resolved and held, never
+ * a name looked up again; /proc/self/fd/N names exactly that descriptor.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "sys.h"
+
+static void fd_path(char buf[32], int fd)
+{
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+static int move_to(int mnt_fd, int dst_fd)
+{
+	if (syscall(SYS_move_mount, mnt_fd, "", dst_fd, "",
+		    KN_MOVE_MOUNT_F_EMPTY_PATH | KN_MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return -errno;
+	return 0;
+}
+
+int kn_bind_fd(int src_fd, int dst_fd)
+{
+	char src[32], dst[32];
+	long tree;
+	int r;
+
+	if (kn_features()->open_tree) {
+		tree = syscall(SYS_open_tree, src_fd, "",
+			       KN_OPEN_TREE_CLONE | KN_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		if (tree < 0)
+			return -errno;
+		r = move_to((int)tree, dst_fd);
+		close((int)tree);
+		return r;
+	}
+	fd_path(src, src_fd);
+	fd_path(dst, dst_fd);
+	if (mount(src, dst, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+static unsigned long ms_to_attr(unsigned long ms_flags)
+{
+	unsigned long attr = 0;
+
+	if (ms_flags & MS_NOSUID)
+		attr |= KN_MOUNT_ATTR_NOSUID;
+	if (ms_flags & MS_NODEV)
+		attr |= KN_MOUNT_ATTR_NODEV;
+	if (ms_flags & MS_NOEXEC)
+		attr |= KN_MOUNT_ATTR_NOEXEC;
+	return attr;
+}
+
+/* Each comma-separated option of opts as its own fsconfig() call. */
+static int configure_options(int fsfd, const char *opts)
+{
+	char *copy, *save = NULL, *opt;
+	int r = 0;
+
+	if (!opts || !*opts)
+		return 0;
+	copy = strdup(opts);
+	if (!copy)
+		return -ENOMEM;
+	for (opt = strtok_r(copy, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(opt, '=');
+		long k;
+
+		if (eq) {
+			*eq = '\0';
+			k = syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_SET_STRING, opt, eq + 1, 0);
+		} else {
+			k = syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_SET_FLAG, opt, NULL, 0);
+		}
+		if (k < 0) {
+			r = -errno;
+			break;
+		}
+	}
+	free(copy);
+	return r;
+}
+
+int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
+{
+	char dst[32];
+	long fsfd, mfd;
+	int r;
+
+	if (kn_features()->fsopen) {
+		fsfd = syscall(SYS_fsopen, "tmpfs", KN_FSOPEN_CLOEXEC);
+		if (fsfd < 0)
+			return -errno;
+		r = configure_options((int)fsfd, opts);
+		if (r == 0 &&
+		    syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+			r = -errno;
+		if (r == 0) {
+			mfd = syscall(SYS_fsmount, fsfd, KN_FSMOUNT_CLOEXEC, ms_to_attr(ms_flags));
+			if (mfd < 0) {
+				r = -errno;
+			} else {
+				r = move_to((int)mfd, dst_fd);
+				close((int)mfd);
+			}
+		}
+		close((int)fsfd);
+		return r;
+	}
+	fd_path(dst, dst_fd);
+	if (mount("tmpfs", dst, "tmpfs", ms_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC), opts) < 0)
+		return -errno;
+	return 0;
+}
+
+int kn_umount_path(const char *path)
+{
+	char p[32];
+	int fd, r = 0;
+
+	fd = kn_open_dir(path, NULL);
+	if (fd < 0)
+		return fd;
+	fd_path(p, fd);
+	if (umount2(p, MNT_DETACH) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}

@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * Descriptor-based path resolution (SPEC section 8).
+ *
+ * A path is walked from "/" one component at a time. While every directory
+ * so far is root-owned and writable by nobody else, only root could have
+ * placed a symlink there, so symlinks are followed (a root-owned /home ->
+ * /srv/home is legitimate). From the first directory a user controls on,
+ * no symlink is followed at all: a user cannot redirect the module by
+ * swapping a directory for a link, whenever they do it, because every step
+ * is relative to a descriptor already held. Where the kernel has openat2,
+ * that untrusted remainder is resolved in one call with
+ * RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH, which gives the same guarantee.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "sys.h"
+
+#define KN_MAX_SYMLINKS 40
+
+static bool st_trusted(const struct stat *st, bool allow_sticky)
+{
+	if (st->st_uid != 0)
+		return false;
+	if (!(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return true;
+	return allow_sticky && (st->st_mode & S_ISVTX);
+}
+
+int kn_fd_is_trusted(int fd, bool allow_sticky)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return st_trusted(&st, allow_sticky);
+}
+
+/* Opening with O_DIRECTORY|O_NOFOLLOW fails alike for links and files: tell them apart. */
+static int not_a_dir_error(int dirfd, const char *name, int err)
+{
+	struct stat st;
+
+	if (err != ENOTDIR && err != ELOOP)
+		return -err;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return -err;
+	return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+}
+
+int kn_open_child_dir(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return not_a_dir_error(dirfd, name, errno);
+	return fd;
+}
+
+static int openat2_beneath(int dirfd, const char *rest)
+{
+	struct kn_open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = KN_RESOLVE_NO_SYMLINKS | KN_RESOLVE_BENEATH | KN_RESOLVE_NO_MAGICLINKS,
+	};
+	long fd = syscall(SYS_openat2, dirfd, rest, &how, sizeof(how));
+
+	if (fd < 0)
+		return -errno;
+	return (int)fd;
+}
+
+/*
+ * Build "target/rest" for a symlink met in the middle of a walk.
+ * Returns a new string or NULL.
+ */
+static char *link_splice(const char *target, const char *rest)
+{
+	size_t lt = strlen(target), lr = strlen(rest);
+	char *s;
+
+	if (lt + lr + 2 > PATH_MAX)
+		return NULL;
+	s = malloc(lt + lr + 2);
+	if (!s)
+		return NULL;
+	memcpy(s, target, lt);
+	s[lt] = '/';
+	memcpy(s + lt + 1, rest, lr + 1);
+	return s;
+}
+
+static int walk(const char *path, bool *ret_trusted)
+{
+	char *todo = NULL, *next;
+	const char *p;
+	int fd, r, links = 0;
+	bool trusted;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	if (strlen(path) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	todo = strdup(path);
+	if (!todo)
+		return -ENOMEM;
+
+restart:
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	r = kn_fd_is_trusted(fd, false);
+	if (r < 0)
+		goto out_fd;
+	trusted = r;
+	p = todo;
+
+	for (;;) {
+		char name[NAME_MAX + 1];
+		size_t len;
+		int nfd;
+
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		if (!trusted && kn_features()->openat2) {
+			nfd = openat2_beneath(fd, p);
+			if (nfd < 0) {
+				r = nfd;
+				goto out_fd;
+			}
+			close(fd);
+			fd = nfd;
+			break;
+		}
+		len = strcspn(p, "/");
+		if (len > NAME_MAX) {
+			r = -ENAMETOOLONG;
+			goto out_fd;
+		}
+		memcpy(name, p, len);
+		name[len] = '\0';
+		p += len;
+
+		if (strcmp(name, ".") == 0)
+			continue;
+		if (strcmp(name, "..") == 0 && !trusted) {
+			r = -EXDEV;
+			goto out_fd;
+		}
+
+		nfd = kn_open_child_dir(fd, name);
+		if (nfd == -ELOOP && trusted) {
+			char target[PATH_MAX];
+			struct stat st;
+			ssize_t n;
+
+			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != 0) {
+				r = -ELOOP;
+				goto out_fd;
+			}
+			if (++links > KN_MAX_SYMLINKS) {
+				r = -ELOOP;
+				goto out_fd;
+			}
+			n = readlinkat(fd, name, target, sizeof(target) - 1);
+			if (n < 0) {
+				r = -errno;
+				goto out_fd;
+			}
+			target[n] = '\0';
+			next = link_splice(target, p);
+			if (!next) {
+				r = -ENAMETOOLONG;
+				goto out_fd;
+			}
+			free(todo);
+			todo = next;
+			if (todo[0] == '/') {
+				close(fd);
+				goto restart;
+			}
+			p = todo;
+			continue;
+		}
+		if (nfd < 0) {
+			r = nfd;
+			goto out_fd;
+		}
+		close(fd);
+		fd = nfd;
+		if (trusted) {
+			r = kn_fd_is_trusted(fd, false);
+			if (r < 0)
+				goto out_fd;
+			trusted = r;
+		}
+	}
+
+	if (ret_trusted)
+		*ret_trusted = trusted;
+	free(todo);
+	return fd;
+
+out_fd:
+	close(fd);
+out:
+	free(todo);
+	return r;
+}
+
+int kn_open_dir(const char *path, bool *ret_trusted)
+{
+	return walk(path, ret_trusted);
+}
+
+int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
+{
+	const char *slash, *name;
+	char *dir;
+	int fd;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	slash = strrchr(path, '/');
+	name = slash + 1;
+	if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	dir = slash == path ? strdup("/") : strndup(path, slash - path);
+	if (!dir)
+		return -ENOMEM;
+	fd = walk(dir, ret_trusted);
+	free(dir);
+	if (fd >= 0)
+		*ret_name = name;
+	return fd;
+}
+
+/*
+ * The new directory is made with mode 000 so nobody but root can use it
+ * before it has its final owner, then opened without following links and
+ * checked to be the one just made (in an untrusted parent a user could
+ * have raced a link into its place) before chown and chmod by descriptor.
+ */
+int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+	int fd, r;
+
+	if (mkdirat(dirfd, name, 0) < 0)
+		return -errno;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return not_a_dir_error(dirfd, name, errno);
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0) {
+		r = -EEXIST;
+		goto fail;
+	}
+	if (fchown(fd, uid, gid) < 0 || fchmod(fd, mode) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return r;
+}
+
+static int remove_contents(int dfd, dev_t dev, unsigned depth)
+{
+	DIR *d;
+	struct dirent *de;
+	int r = 0;
+
+	if (depth > 256)
+		return -ELOOP;
+	d = fdopendir(dfd);
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	while ((errno = 0, de = readdir(d))) {
+		struct stat st;
+		int cfd, k;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT && r == 0)
+				r = -errno;
+			continue;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0)
+				r = -errno;
+			continue;
+		}
+		if (st.st_dev != dev) {
+			/* Something is mounted here: never remove across a mount. */
+			if (r == 0)
+				r = -EBUSY;
+			continue;
+		}
+		cfd = openat(dirfd(d), de->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+		if (cfd < 0)
+			cfd = openat(dirfd(d), de->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			if (errno != ENOENT && r == 0)
+				r = -errno;
+			continue;
+		}
+		k = remove_contents(cfd, dev, depth + 1);
+		if (k < 0 && r == 0)
+			r = k;
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
+			r = -errno;
+	}
+	if (errno && r == 0)
+		r = -errno;
+	closedir(d);
+	return r;
+}
+
+int kn_remove_tree(int dirfd, const char *name)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return not_a_dir_error(dirfd, name, errno);
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	r = remove_contents(fd, st.st_dev, 0);
+	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
+		r = -errno;
+	return r;
+}

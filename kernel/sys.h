@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#pragma once
+
+/*
+ * The newer mount and resolve API by raw system call, so that the module
+ * builds against an older libc and runs on an older kernel (the probe in
+ * probe.c says what is there).
+ */
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_fsopen
+#define SYS_fsopen 430
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
+#ifndef SYS_fsmount
+#define SYS_fsmount 432
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+
+struct kn_open_how {
+	uint64_t flags;
+	uint64_t mode;
+	uint64_t resolve;
+};
+
+#define KN_RESOLVE_NO_XDEV	 0x01
+#define KN_RESOLVE_NO_MAGICLINKS 0x02
+#define KN_RESOLVE_NO_SYMLINKS	 0x04
+#define KN_RESOLVE_BENEATH	 0x08
+
+#define KN_OPEN_TREE_CLONE	   1
+#define KN_OPEN_TREE_CLOEXEC	   02000000
+#define KN_MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#define KN_MOVE_MOUNT_T_EMPTY_PATH 0x00000040
+#define KN_FSOPEN_CLOEXEC	   0x00000001
+#define KN_FSMOUNT_CLOEXEC	   0x00000001
+#define KN_FSCONFIG_SET_FLAG	   0
+#define KN_FSCONFIG_SET_STRING	   1
+#define KN_FSCONFIG_CMD_CREATE	   6
+#define KN_MOUNT_ATTR_NOSUID	   0x00000002
+#define KN_MOUNT_ATTR_NODEV	   0x00000004
+#define KN_MOUNT_ATTR_NOEXEC	   0x00000008

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * Apply a plan: the only part of the module that changes the system.
+ *
+ * Everything that can be checked is checked before the namespace is
+ * touched (the planner has already rejected bad lines). Then: unshare, /
+ * recursively slave, and for each entry in file order resolve the paths by
+ * descriptor, create what is missing, mount, run the init script. Any
+ * failure puts the process back into the namespace it came from and removes
+ * the instances this call made, so a failed login leaves nothing behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "kernel.h"
+#include "selinux.h"
+
+/* What one entry made, to undo on failure. */
+struct made {
+	int parent_fd; /* holds name */
+	char *name;
+};
+
+struct ctx {
+	const struct ns_apply_opts *opts;
+	struct ns_failure *fail;
+	ns_apply_log_fn log;
+	void *log_userdata;
+	struct made *made;
+	size_t n_made;
+	struct ns_session sess;
+};
+
+static int fail_at(struct ctx *c, const struct ns_plan_entry *e, const char *what, const char *path,
+		   int error, char *detail)
+{
+	struct ns_failure *f = c->fail;
+
+	ns_failure_free(f);
+	f->entry = e;
+	f->what = what;
+	f->path = path ? strdup(path) : NULL;
+	f->error = error;
+	f->detail = detail;
+	return error < 0 ? error : -EPERM;
+}
+
+static int remember_made(struct ctx *c, int parent_fd, const char *name)
+{
+	struct made *m = realloc(c->made, (c->n_made + 1) * sizeof(*m));
+	int fd;
+
+	if (!m)
+		return -ENOMEM;
+	c->made = m;
+	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	m[c->n_made].parent_fd = fd;
+	m[c->n_made].name = strdup(name);
+	if (!m[c->n_made].name) {
+		close(fd);
+		return -ENOMEM;
+	}
+	c->n_made++;
+	return 0;
+}
+
+/* Undo in reverse order; an instance is removed only if still empty. */
+static void undo_made(struct ctx *c, bool remove)
+{
+	while (c->n_made > 0) {
+		struct made *m = &c->made[--c->n_made];
+
+		if (remove)
+			(void)unlinkat(m->parent_fd, m->name, AT_REMOVEDIR);
+		close(m->parent_fd);
+		free(m->name);
+	}
+	free(c->made);
+	c->made = NULL;
+}
+
+static char *strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *strdupf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+/* The polydir, created (last component only) when the line says create. */
+static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
+{
+	const char *name;
+	int pfd, fd;
+
+	pfd = kn_open_parent(e->polydir, &name, NULL);
+	if (pfd < 0)
+		return fail_at(c, e, "opening the parent of polydir", e->polydir, pfd, NULL);
+	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ENOENT && e->create_polydir) {
+		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
+		if (fd >= 0) {
+			int k = remember_made(c, pfd, name);
+
+			if (k < 0) {
+				close(fd);
+				fd = k;
+			}
+		}
+		if (fd < 0) {
+			close(pfd);
+			return fail_at(c, e, "creating polydir", e->polydir, fd, NULL);
+		}
+	}
+	close(pfd);
+	if (fd < 0)
+		return fail_at(c, e,
+			       fd == -ELOOP ? "polydir is a symbolic link" : "opening polydir",
+			       e->polydir, fd == -ELOOP ? 0 : fd, NULL);
+	return fd;
+}
+
+/* SPEC 4: the parent must exist or be one mkdir away, root-owned mode 000. */
+static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e)
+{
+	struct stat st;
+	int fd;
+
+	fd = kn_open_dir(e->instance_parent, NULL);
+	if (fd == -ENOENT) {
+		const char *name;
+		int gfd = kn_open_parent(e->instance_parent, &name, NULL);
+
+		if (gfd < 0)
+			return fail_at(c, e, "opening the parent of the instance parent",
+				       e->instance_parent, gfd, NULL);
+		fd = kn_mkdir_child(gfd, name, 0, 0, 0);
+		close(gfd);
+		if (fd == -EEXIST)
+			fd = kn_open_dir(e->instance_parent, NULL);
+		if (fd < 0)
+			return fail_at(c, e, "creating the instance parent", e->instance_parent, fd,
+				       NULL);
+	}
+	if (fd < 0)
+		return fail_at(c, e, "opening the instance parent", e->instance_parent, fd, NULL);
+	if (fstat(fd, &st) < 0) {
+		int k = -errno;
+		close(fd);
+		return fail_at(c, e, "opening the instance parent", e->instance_parent, k, NULL);
+	}
+	if (!c->opts->ignore_instance_parent_mode && (st.st_uid != 0 || (st.st_mode & 0777))) {
+		close(fd);
+		return fail_at(c, e, "checking the instance parent", e->instance_parent, 0,
+			       strdupf("mode %04o, owner uid %u; it must be mode 000 and owned by "
+				       "root (or use ignore_instance_parent_mode)",
+				       (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid));
+	}
+	return fd;
+}
+
+/* mkdtemp by descriptor: a random suffix, retried on collision. */
+static int make_tmpdir(int pfd, const char *templ, const struct stat *poly, char **ret_name)
+{
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t len = strlen(templ);
+	char *name;
+
+	if (len < 6)
+		return -EINVAL;
+	name = strdup(templ);
+	if (!name)
+		return -ENOMEM;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char rnd[6];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			free(name);
+			return -EIO;
+		}
+		for (int i = 0; i < 6; i++)
+			name[len - 6 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		fd = kn_mkdir_child(pfd, name, poly->st_mode & 07777, poly->st_uid, poly->st_gid);
+		if (fd == -EEXIST)
+			continue;
+		if (fd < 0) {
+			free(name);
+			return fd;
+		}
+		*ret_name = name;
+		return fd;
+	}
+	free(name);
+	return -EEXIST;
+}
+
+static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *name)
+{
+	struct ns_tmpdir *t = realloc(c->sess.tmpdirs, (c->sess.n_tmpdirs + 1) * sizeof(*t));
+	int fd;
+
+	if (!t)
+		return -ENOMEM;
+	c->sess.tmpdirs = t;
+	fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	t[c->sess.n_tmpdirs] = (struct ns_tmpdir){
+		.parent_fd = fd,
+		.name = strdup(name),
+		.path = strdupf("%s/%s", parent, name),
+	};
+	c->sess.n_tmpdirs++;
+	if (!t[c->sess.n_tmpdirs - 1].name || !t[c->sess.n_tmpdirs - 1].path)
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * The instance directory: reused when it exists, otherwise made with the
+ * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
+ * $HOME one owned by the user.
+ */
+static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const struct stat *poly,
+			 bool *ret_new, char **ret_path)
+{
+	char *name = NULL;
+	int pfd, fd, k;
+
+	pfd = open_instance_parent(c, e);
+	if (pfd < 0)
+		return pfd;
+
+	*ret_new = false;
+	if (e->method == NS_METHOD_TMPDIR) {
+		const char *templ = strrchr(e->instance, '/') + 1;
+
+		fd = make_tmpdir(pfd, templ, poly, &name);
+		if (fd < 0) {
+			close(pfd);
+			return fail_at(c, e, "creating the tmpdir instance", e->instance, fd, NULL);
+		}
+		*ret_new = true;
+		k = add_tmpdir(c, pfd, e->instance_parent, name);
+		if (k < 0) {
+			close(fd);
+			close(pfd);
+			free(name);
+			return fail_at(c, e, "creating the tmpdir instance", e->instance, k, NULL);
+		}
+		*ret_path = strdupf("%s/%s", e->instance_parent, name);
+		free(name);
+		close(pfd);
+		return fd;
+	}
+
+	fd = kn_open_child_dir(pfd, e->instance_name);
+	if (fd == -ENOENT) {
+		fd = kn_mkdir_child(pfd, e->instance_name, poly->st_mode & 07777, poly->st_uid,
+				    poly->st_gid);
+		if (fd >= 0) {
+			*ret_new = true;
+			k = remember_made(c, pfd, e->instance_name);
+			if (k == 0)
+				k = ns_selinux_label_fd(fd, e->instance_context);
+			if (k < 0) {
+				close(fd);
+				fd = k;
+			}
+		} else if (fd == -EEXIST) {
+			/* Another first login of the same user won the race: use its instance. */
+			fd = kn_open_child_dir(pfd, e->instance_name);
+		}
+	}
+	close(pfd);
+	if (fd < 0)
+		return fail_at(c, e,
+			       fd == -ELOOP ? "instance is a symbolic link" : "opening instance",
+			       e->instance, fd == -ELOOP ? 0 : fd, NULL);
+	*ret_path = strdup(e->instance);
+	return fd;
+}
+
+/* SPEC 5 argument: every component above the last root-owned, not writable (sticky fine). */
+static const char *parents_trusted(const char *path)
+{
+	const char *name;
+	bool trusted = false;
+	int fd = kn_open_parent(path, &name, &trusted);
+
+	if (fd < 0)
+		return "0";
+	close(fd);
+	return trusted ? "1" : "0";
+}
+
+static int wait_child(pid_t pid, unsigned timeout_s, int *ret_status)
+{
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct timespec start, now;
+	int status;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+		long elapsed_ms;
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR) {
+			if (pidfd >= 0)
+				close((int)pidfd);
+			return -errno;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 +
+			     (now.tv_nsec - start.tv_nsec) / 1000000;
+		if (elapsed_ms >= (long)timeout_s * 1000) {
+			kill(pid, SIGKILL);
+			(void)waitpid(pid, &status, 0);
+			if (pidfd >= 0)
+				close((int)pidfd);
+			return -ETIME;
+		}
+		if (pidfd >= 0) {
+			struct pollfd p = {.fd = (int)pidfd, .events = POLLIN};
+
+			(void)poll(&p, 1, (int)((long)timeout_s * 1000 - elapsed_ms));
+		} else {
+			struct timespec ts = {.tv_nsec = 10 * 1000 * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (pidfd >= 0)
+		close((int)pidfd);
+	*ret_status = status;
+	return 0;
+}
+
+/*
+ * The init script is code run as root on behalf of a login, so it is
+ * trusted only if root owns it and nobody else can write it, and it gets
+ * nothing of the caller: an empty environment (CVE-2010-3853), no
+ * descriptors but 0-2, the exec context reset, a bounded time.
+ */
+static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const char *instance,
+			   bool created)
+{
+	const char *script = e->init_script;
+	char *const envp[] = {NULL};
+	struct sigaction sa_dfl = {.sa_handler = SIG_DFL}, sa_old;
+	struct stat st;
+	int sfd, status, k;
+	pid_t pid;
+
+	sfd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (sfd < 0 && errno == ENOENT)
+		return 0;
+	if (sfd < 0 && errno == ELOOP)
+		sfd = open(script, O_PATH | O_CLOEXEC);
+	if (sfd < 0)
+		return fail_at(c, e, "opening the init script", script, -errno, NULL);
+	if (fstat(sfd, &st) < 0) {
+		k = -errno;
+		close(sfd);
+		return fail_at(c, e, "opening the init script", script, k, NULL);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(sfd);
+		return fail_at(c, e, "refusing the init script", script, 0,
+			       strdupf("it must be a regular file owned by root and not writable "
+				       "by group or others (owner uid %u, mode %04o)",
+				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)));
+	}
+	if (!(st.st_mode & S_IXUSR)) {
+		close(sfd);
+		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
+	}
+
+	const char *argv[] = {
+		script,
+		e->polydir,
+		instance,
+		created ? "1" : "0",
+		c->opts->user,
+		parents_trusted(e->polydir),
+		parents_trusted(instance),
+		NULL,
+	};
+
+	/* The application may ignore SIGCHLD, which would make waitpid() fail. */
+	sigaction(SIGCHLD, &sa_dfl, &sa_old);
+	pid = fork();
+	if (pid < 0) {
+		k = -errno;
+		sigaction(SIGCHLD, &sa_old, NULL);
+		close(sfd);
+		return fail_at(c, e, "running the init script", script, k, NULL);
+	}
+	if (pid == 0) {
+		sigset_t none;
+		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		for (int s = 1; s < NSIG; s++)
+			signal(s, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		(void)ns_selinux_reset_exec();
+		if (syscall(SYS_close_range, 3, ~0U, 0) < 0) {
+			for (int fd = 3; fd < 1024; fd++)
+				close(fd);
+		}
+		/*
+		 * By path, not fexecve: a #! script needs a name its interpreter
+		 * can open, and /dev/fd/N would leave a descriptor open in it.
+		 */
+		execve(script, (char *const *)argv, envp);
+		_exit(127);
+	}
+	close(sfd);
+	k = wait_child(pid, c->opts->init_timeout, &status);
+	sigaction(SIGCHLD, &sa_old, NULL);
+	if (k == -ETIME)
+		return fail_at(c, e, "running the init script", script, 0,
+			       strdupf("still running after %u s, killed", c->opts->init_timeout));
+	if (k < 0)
+		return fail_at(c, e, "waiting for the init script", script, k, NULL);
+	if (WIFSIGNALED(status))
+		return fail_at(c, e, "running the init script", script, 0,
+			       strdupf("killed by signal %d", WTERMSIG(status)));
+	if (WEXITSTATUS(status) != 0 && c->log)
+		c->log(c->log_userdata, false, "%s:%u: init script %s %s exited with status %d",
+		       e->rule->file, e->rule->line, script, e->polydir, WEXITSTATUS(status));
+	return 0;
+}
+
+static int add_polydir(struct ctx *c, const char *polydir)
+{
+	char **p = realloc(c->sess.polydirs, (c->sess.n_polydirs + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	c->sess.polydirs = p;
+	p[c->sess.n_polydirs] = strdup(polydir);
+	if (!p[c->sess.n_polydirs])
+		return -ENOMEM;
+	c->sess.n_polydirs++;
+	return 0;
+}
+
+static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
+{
+	struct stat poly;
+	char *instance = NULL;
+	bool created = false;
+	int pfd, ifd, k;
+
+	pfd = open_polydir(c, e);
+	if (pfd < 0)
+		return pfd;
+	if (fstat(pfd, &poly) < 0) {
+		k = fail_at(c, e, "opening polydir", e->polydir, -errno, NULL);
+		goto out;
+	}
+
+	if (e->method == NS_METHOD_TMPFS) {
+		k = kn_tmpfs_fd(pfd, e->mntopts, e->mount_flags);
+		if (k < 0) {
+			k = fail_at(c, e, "mounting tmpfs on", e->polydir, k, NULL);
+			goto out;
+		}
+		created = true;
+		instance = strdup("tmpfs");
+	} else {
+		ifd = open_instance(c, e, &poly, &created, &instance);
+		if (ifd < 0) {
+			k = ifd;
+			goto out;
+		}
+		k = kn_bind_fd(ifd, pfd);
+		close(ifd);
+		if (k < 0) {
+			k = fail_at(c, e, "mounting the instance on", e->polydir, k, NULL);
+			goto out;
+		}
+	}
+	if (!instance) {
+		k = fail_at(c, e, "mounting", e->polydir, -ENOMEM, NULL);
+		goto out;
+	}
+	k = add_polydir(c, e->polydir);
+	if (k < 0) {
+		k = fail_at(c, e, "mounting", e->polydir, k, NULL);
+		goto out;
+	}
+	if (c->log && c->opts->debug)
+		c->log(c->log_userdata, true, "%s:%u: %s: %s instance %s mounted on %s",
+		       e->rule->file, e->rule->line, ns_method_to_string(e->method),
+		       created ? "new" : "existing", instance, e->polydir);
+	if (e->init_script)
+		k = run_init_script(c, e, instance, created);
+out:
+	free(instance);
+	close(pfd);
+	return k;
+}
+
+/* Processes that were in a polydir must see the instance: enter it again. */
+static void rechdir(const struct ns_plan *plan)
+{
+	char *cwd = getcwd(NULL, 0);
+
+	if (!cwd)
+		return;
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const char *p = plan->entries[i].polydir;
+		size_t n = strlen(p);
+
+		/* A proper prefix test: /tmpfoo is not inside /tmp. */
+		if (strncmp(cwd, p, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/')) {
+			if (chdir(cwd) < 0)
+				(void)chdir("/");
+			break;
+		}
+	}
+	free(cwd);
+}
+
+int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
+	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata)
+{
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+	struct ctx c = {.opts = opts, .fail = fail, .log = log, .log_userdata = log_userdata};
+	int r;
+
+	*fail = (struct ns_failure){0};
+	if (plan->n_entries == 0) {
+		*sess = (struct ns_session){0};
+		return 0;
+	}
+
+	r = kn_ns_save(&saved);
+	if (r < 0)
+		return fail_at(&c, NULL, "saving the mount namespace", NULL, r, NULL);
+	r = kn_ns_enter_new(opts->mount_private ? KN_PROPAGATION_PRIVATE : KN_PROPAGATION_SLAVE);
+	if (r < 0) {
+		fail_at(&c, NULL, "entering a new mount namespace", NULL, r, NULL);
+		goto rollback;
+	}
+
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		r = apply_entry(&c, &plan->entries[i]);
+		if (r < 0)
+			goto rollback;
+	}
+	rechdir(plan);
+	undo_made(&c, false);
+	kn_ns_saved_close(&saved);
+	*sess = c.sess;
+	return 0;
+
+rollback:
+	/* Back to the caller's namespace first: the new one dies with its mounts. */
+	if (kn_ns_restore(&saved) < 0 && fail->detail == NULL)
+		fail->detail = strdupf("and could not return to the original mount namespace: %s",
+				       strerror(errno));
+	for (size_t i = 0; i < c.sess.n_tmpdirs; i++)
+		(void)kn_remove_tree(c.sess.tmpdirs[i].parent_fd, c.sess.tmpdirs[i].name);
+	undo_made(&c, true);
+	ns_session_free(&c.sess);
+	kn_ns_saved_close(&saved);
+	return r;
+}
+
+int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail)
+{
+	int r = 0, k;
+
+	*fail = (struct ns_failure){0};
+	if (unmount)
+		for (size_t i = sess->n_polydirs; i-- > 0;) {
+			k = kn_umount_path(sess->polydirs[i]);
+			if (k < 0 && r == 0) {
+				r = k;
+				fail->what = "unmounting";
+				fail->path = strdup(sess->polydirs[i]);
+				fail->error = k;
+			}
+		}
+	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
+		struct ns_tmpdir *t = &sess->tmpdirs[i];
+
+		k = kn_remove_tree(t->parent_fd, t->name);
+		if (k < 0 && k != -ENOENT && r == 0) {
+			r = k;
+			fail->what = "removing the tmpdir instance";
+			fail->path = strdup(t->path);
+			fail->error = k;
+		}
+	}
+	return r;
+}
+
+void ns_session_free(struct ns_session *sess)
+{
+	for (size_t i = 0; i < sess->n_polydirs; i++)
+		free(sess->polydirs[i]);
+	free(sess->polydirs);
+	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
+		if (sess->tmpdirs[i].parent_fd >= 0)
+			close(sess->tmpdirs[i].parent_fd);
+		free(sess->tmpdirs[i].name);
+		free(sess->tmpdirs[i].path);
+	}
+	free(sess->tmpdirs);
+	*sess = (struct ns_session){0};
+}
+
+void ns_failure_free(struct ns_failure *fail)
+{
+	free(fail->path);
+	free(fail->detail);
+	*fail = (struct ns_failure){0};
+}

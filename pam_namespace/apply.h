@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "plan.h"
+
+struct ns_apply_opts {
+	bool mount_private;
+	bool ignore_instance_parent_mode;
+	bool debug;
+	unsigned init_timeout; /* seconds */
+	const char *user;      /* for the init script */
+};
+
+/* Where and why apply failed: the one place the module logs it. */
+struct ns_failure {
+	const struct ns_plan_entry *entry; /* NULL: not about one line */
+	const char *what;		   /* "opening polydir", "mounting" ... */
+	char *path;			   /* path concerned, or NULL */
+	int error;			   /* negative errno, or 0 when 'detail' says all */
+	char *detail;			   /* e.g. "mode 0755, owner uid 0; must be 000 and root" */
+};
+
+/* What close needs to know, kept as PAM data. */
+struct ns_session {
+	char **polydirs; /* mounted polydirs, in order */
+	size_t n_polydirs;
+	/*
+	 * tmpdir instances to remove at close, held by their parent's
+	 * descriptor: inside the session the parent is hidden by the mount.
+	 */
+	struct ns_tmpdir {
+		int parent_fd;
+		char *name;
+		char *path; /* for messages */
+	} * tmpdirs;
+	size_t n_tmpdirs;
+};
+
+/* Called for informational messages (init script status, debug). */
+typedef void (*ns_apply_log_fn)(void *userdata, bool debug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Apply plan to the calling process: unshare, make / slave, then for each
+ * entry resolve, create, mount and run the init script. On failure the
+ * process is put back into its original mount namespace, instances made by
+ * this call are removed, *fail says what went wrong, and a negative errno
+ * is returned. An empty plan changes nothing.
+ */
+int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
+	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata);
+
+/* Close: unmount polydirs when asked, remove tmpdir instances. Returns the first error. */
+int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail);
+
+void ns_session_free(struct ns_session *sess);
+void ns_failure_free(struct ns_failure *fail);

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#include <errno.h>
+#include <md5.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "naming.h"
+
+#define NS_USER_NAME_MAX 256
+
+/*
+ * A user name becomes a path component, so anything that could walk out of
+ * the instance parent or confuse a log line is refused before a path is
+ * built from it.
+ */
+int ns_user_name_valid(const char *name)
+{
+	size_t len;
+
+	if (!name)
+		return -EINVAL;
+	len = strlen(name);
+	if (len == 0 || len > NS_USER_NAME_MAX)
+		return -EINVAL;
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
+		return -EINVAL;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p == '/' || *p < 0x20 || *p == 0x7f)
+			return -EINVAL;
+	return 0;
+}
+
+void ns_md5_hex(const char *s, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char digest[MD5_DIGEST_LENGTH];
+	MD5_CTX ctx;
+
+	MD5Init(&ctx);
+	MD5Update(&ctx, (const unsigned char *)s, strlen(s));
+	MD5Final(digest, &ctx);
+	for (size_t i = 0; i < MD5_DIGEST_LENGTH; i++) {
+		out[2 * i] = hex[digest[i] >> 4];
+		out[2 * i + 1] = hex[digest[i] & 0xf];
+	}
+	out[32] = '\0';
+}
+
+char *ns_instance_name(const char *raw, bool gen_hash)
+{
+	char hash[33];
+	char *out;
+	size_t len = strlen(raw);
+
+	if (gen_hash) {
+		ns_md5_hex(raw, hash);
+		return strdup(hash);
+	}
+	if (len <= NS_NAME_MAX_LEN)
+		return strdup(raw);
+
+	/* Keep a readable head and make the whole unique: head, '_', MD5 of all. */
+	ns_md5_hex(raw, hash);
+	out = malloc(NS_NAME_HASH_KEEP + 1 + 32 + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, raw, NS_NAME_HASH_KEEP);
+	out[NS_NAME_HASH_KEEP] = '_';
+	memcpy(out + NS_NAME_HASH_KEEP + 1, hash, 33);
+	return out;
+}

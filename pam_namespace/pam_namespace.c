@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * The PAM glue: arguments once, the user, the configuration, the plan,
+ * apply, and the one place where failures are logged and turned into PAM
+ * return codes (SPEC section 7).
+ */
+#include <errno.h>
+#include <pwd.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include <security/pam_ext.h>
+#include <security/pam_modules.h>
+#include <security/pam_modutil.h>
+
+#include "apply.h"
+#include "args.h"
+#include "config.h"
+#include "naming.h"
+#include "ns-build.h"
+#include "plan.h"
+#include "selinux.h"
+
+#define NS_DATA_SESSION "pam_namespace:session"
+
+#define PUBLIC __attribute__((visibility("default")))
+
+struct glue {
+	pam_handle_t *pamh;
+	bool debug;
+};
+
+static void diag_to_syslog(void *userdata, enum ns_severity sev, const char *file, unsigned line,
+			   unsigned column, const char *message)
+{
+	struct glue *g = userdata;
+	int prio = sev == NS_ERROR ? LOG_ERR : sev == NS_WARNING ? LOG_WARNING : LOG_DEBUG;
+
+	if (sev == NS_DEBUG && !g->debug)
+		return;
+	if (file && line && column)
+		pam_syslog(g->pamh, prio, "%s:%u:%u: %s", file, line, column, message);
+	else if (file && line)
+		pam_syslog(g->pamh, prio, "%s:%u: %s", file, line, message);
+	else if (file)
+		pam_syslog(g->pamh, prio, "%s: %s", file, message);
+	else
+		pam_syslog(g->pamh, prio, "%s", message);
+}
+
+static void apply_log(void *userdata, bool debug, const char *fmt, ...)
+{
+	struct glue *g = userdata;
+	va_list ap;
+
+	if (debug && !g->debug)
+		return;
+	va_start(ap, fmt);
+	pam_vsyslog(g->pamh, debug ? LOG_DEBUG : LOG_NOTICE, fmt, ap);
+	va_end(ap);
+}
+
+/* The one log line of a failed apply: file:line, what, path, why. */
+static void log_failure(pam_handle_t *pamh, const struct ns_failure *f)
+{
+	const char *file = f->entry ? f->entry->rule->file : "pam_namespace";
+	unsigned line = f->entry ? f->entry->rule->line : 0;
+	const char *err = f->error < 0 ? strerror(-f->error) : "";
+
+	if (line)
+		pam_syslog(pamh, LOG_ERR, "%s:%u: %s %s: %s%s%s", file, line, f->what,
+			   f->path ? f->path : "", err, f->error < 0 && f->detail ? ": " : "",
+			   f->detail ? f->detail : "");
+	else
+		pam_syslog(pamh, LOG_ERR, "%s %s: %s%s%s", f->what, f->path ? f->path : "", err,
+			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "");
+}
+
+struct lookup_data {
+	pam_handle_t *pamh;
+};
+
+static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
+{
+	struct lookup_data *l = userdata;
+	struct passwd *pw = pam_modutil_getpwnam(l->pamh, name);
+
+	if (!pw)
+		return -ENOENT;
+	*ret_uid = pw->pw_uid;
+	*ret_gid = pw->pw_gid;
+	return 0;
+}
+
+static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
+{
+	struct lookup_data *l = userdata;
+	struct group *gr = pam_modutil_getgrnam(l->pamh, name);
+
+	if (!gr)
+		return -ENOENT;
+	*ret_gid = gr->gr_gid;
+	return 0;
+}
+
+static const char *first_existing(const char *a, const char *b)
+{
+	struct stat st;
+
+	if (a && lstat(a, &st) == 0)
+		return a;
+	if (b && lstat(b, &st) == 0)
+		return b;
+	return NULL;
+}
+
+static void session_cleanup(pam_handle_t *pamh, void *data, int error_status)
+{
+	ns_session_free(data);
+	free(data);
+}
+
+static int parse_args(struct glue *g, struct ns_args *args, int argc, const char **argv)
+{
+	struct ns_diag diag = {.report = diag_to_syslog, .userdata = g};
+
+	/* debug first, so that the warnings about the others are seen. */
+	for (int i = 0; i < argc; i++)
+		if (strcmp(argv[i], "debug") == 0)
+			g->debug = true;
+	if (ns_args_parse(args, argc, argv, &diag) < 0)
+		return PAM_SESSION_ERR;
+	return PAM_SUCCESS;
+}
+
+PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	struct glue g = {.pamh = pamh};
+	struct ns_diag diag = {.report = diag_to_syslog, .userdata = &g};
+	struct lookup_data ld = {.pamh = pamh};
+	struct ns_lookup lookup = {
+		.user = lookup_user,
+		.group = lookup_group,
+		.member_context = ns_selinux_member_context,
+		.userdata = &ld,
+	};
+	struct ns_args args;
+	struct ns_config cfg = {0};
+	struct ns_plan plan = {0};
+	struct ns_failure fail = {0};
+	struct ns_session *sess = NULL;
+	struct passwd *pw;
+	const char *user = NULL;
+	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
+	mode_t mask;
+	int r, ret;
+
+	ret = parse_args(&g, &args, argc, argv);
+	if (ret != PAM_SUCCESS)
+		return ret;
+
+	r = pam_get_user(pamh, &user, NULL);
+	if (r != PAM_SUCCESS || !user) {
+		pam_syslog(pamh, LOG_ERR, "cannot get the user name: %s", pam_strerror(pamh, r));
+		return PAM_USER_UNKNOWN;
+	}
+	if (ns_user_name_valid(user) < 0) {
+		pam_syslog(pamh, LOG_ERR, "refusing user name unfit for a path");
+		return PAM_USER_UNKNOWN;
+	}
+	pw = pam_modutil_getpwnam(pamh, user);
+	if (!pw) {
+		pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
+		return PAM_USER_UNKNOWN;
+	}
+	if (args.require_selinux && !ns_selinux_enabled()) {
+		pam_syslog(pamh, LOG_ERR, "require_selinux given, but SELinux is not enabled");
+		return PAM_SESSION_ERR;
+	}
+
+	if (args.config_dir) {
+		if (asprintf(&main_file, "%s/namespace.conf", args.config_dir) < 0)
+			main_file = NULL;
+		if (asprintf(&conf_d, "%s/namespace.d", args.config_dir) < 0)
+			conf_d = NULL;
+		if (asprintf(&init, "%s/namespace.init", args.config_dir) < 0)
+			init = NULL;
+		if (!main_file || !conf_d || !init) {
+			ret = PAM_BUF_ERR;
+			goto out;
+		}
+	}
+	struct ns_config_paths paths = {
+		.main_file = main_file,
+		.conf_d = conf_d,
+		.no_vendor = args.config_dir != NULL,
+	};
+	r = ns_config_load(&cfg, &paths, args.ignore_config_error ? NS_CONFIG_IGNORE_ERRORS : 0,
+			   &diag);
+	if (r < 0) {
+		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		goto out;
+	}
+
+	r = ns_selinux_user_context(&args, user, &context);
+	if (r < 0) {
+		pam_syslog(pamh, LOG_ERR, "cannot get the SELinux context of %s: %s", user,
+			   strerror(-r));
+		ret = PAM_SESSION_ERR;
+		goto out;
+	}
+
+	struct ns_user u = {
+		.name = user,
+		.uid = pw->pw_uid,
+		.gid = pw->pw_gid,
+		.home = pw->pw_dir,
+		.context = context,
+	};
+	mask = umask(0);
+	umask(mask);
+	struct ns_plan_opts popts = {
+		.flags = (args.gen_hash ? NS_PLAN_GEN_HASH : 0) |
+			 (args.ignore_config_error ? NS_PLAN_IGNORE_ERRORS : 0),
+		.umask = mask,
+		.init_script = args.config_dir ? first_existing(init, NULL)
+					       : first_existing(NS_SYSCONF_DIR "/namespace.init",
+								NS_VENDOR_DIR "/namespace.init"),
+	};
+	r = ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag);
+	if (r < 0) {
+		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		goto out;
+	}
+	if (plan.n_entries == 0) {
+		if (g.debug)
+			pam_syslog(pamh, LOG_DEBUG, "no polyinstantiated directory for %s", user);
+		ret = PAM_SUCCESS;
+		goto out;
+	}
+
+	sess = calloc(1, sizeof(*sess));
+	if (!sess) {
+		ret = PAM_BUF_ERR;
+		goto out;
+	}
+	struct ns_apply_opts aopts = {
+		.mount_private = args.mount_private,
+		.ignore_instance_parent_mode = args.ignore_instance_parent_mode,
+		.debug = args.debug,
+		.init_timeout = args.init_timeout,
+		.user = user,
+	};
+	r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
+	if (r < 0) {
+		log_failure(pamh, &fail);
+		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		goto out;
+	}
+	r = pam_set_data(pamh, NS_DATA_SESSION, sess, session_cleanup);
+	if (r != PAM_SUCCESS) {
+		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
+			   pam_strerror(pamh, r));
+		ret = PAM_SYSTEM_ERR;
+		goto out;
+	}
+	sess = NULL;
+	ret = PAM_SUCCESS;
+out:
+	if (sess) {
+		ns_session_free(sess);
+		free(sess);
+	}
+	ns_failure_free(&fail);
+	ns_plan_free(&plan);
+	ns_config_free(&cfg);
+	free(context);
+	free(main_file);
+	free(conf_d);
+	free(init);
+	return ret;
+}
+
+PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+	struct glue g = {.pamh = pamh};
+	struct ns_args args;
+	struct ns_failure fail = {0};
+	const void *data = NULL;
+	int r, ret;
+
+	ret = parse_args(&g, &args, argc, argv);
+	if (ret != PAM_SUCCESS)
+		return ret;
+	if (pam_get_data(pamh, NS_DATA_SESSION, &data) != PAM_SUCCESS || !data)
+		return PAM_SUCCESS;
+
+	r = ns_session_close((struct ns_session *)data, args.unmount_on_close, &fail);
+	if (r < 0) {
+		log_failure(pamh, &fail);
+		ret = PAM_SESSION_ERR;
+	}
+	ns_failure_free(&fail);
+	(void)pam_set_data(pamh, NS_DATA_SESSION, NULL, NULL);
+	return ret;
+}

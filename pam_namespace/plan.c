@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "naming.h"
+#include "plan.h"
+
+char *ns_expand_variables(const char *s, const struct ns_user *user)
+{
+	size_t home_len = strlen(user->home), user_len = strlen(user->name);
+	size_t cap = strlen(s) + 1, n = 0;
+	char *out;
+
+	/* Each substitution can grow the string by at most the longer value. */
+	for (const char *p = s; (p = strchr(p, '$')); p++)
+		cap += home_len > user_len ? home_len : user_len;
+	out = malloc(cap);
+	if (!out)
+		return NULL;
+
+	while (*s) {
+		if (s[0] == '$' && strncmp(s + 1, "HOME", 4) == 0) {
+			memcpy(out + n, user->home, home_len);
+			n += home_len;
+			s += 5;
+		} else if (s[0] == '$' && strncmp(s + 1, "USER", 4) == 0) {
+			memcpy(out + n, user->name, user_len);
+			n += user_len;
+			s += 5;
+		} else {
+			out[n++] = *s++;
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+static void entry_free(struct ns_plan_entry *e)
+{
+	free(e->polydir);
+	free(e->instance);
+	free(e->instance_parent);
+	free(e->instance_name);
+	free(e->instance_context);
+	free(e->init_script);
+	free(e->mntopts);
+}
+
+void ns_plan_free(struct ns_plan *plan)
+{
+	for (size_t i = 0; i < plan->n_entries; i++)
+		entry_free(&plan->entries[i]);
+	free(plan->entries);
+	plan->entries = NULL;
+	plan->n_entries = 0;
+}
+
+/* Linux-PAM compares the users of the list by uid, so aliases of one uid match. */
+static bool rule_lists_user(const struct ns_rule *r, const struct ns_user *user,
+			    const struct ns_lookup *lookup, struct ns_diag *diag)
+{
+	for (size_t i = 0; i < r->n_users; i++) {
+		uid_t uid;
+		gid_t gid;
+		int k;
+
+		if (strcmp(r->users[i], user->name) == 0)
+			return true;
+		if (!lookup || !lookup->user)
+			continue;
+		k = lookup->user(lookup->userdata, r->users[i], &uid, &gid);
+		if (k == -ENOENT)
+			ns_diag_report(diag, NS_WARNING, r->file, r->line, 0,
+				       "unknown user \"%s\" in the list of users, ignored",
+				       r->users[i]);
+		else if (k == 0 && uid == user->uid)
+			return true;
+	}
+	return false;
+}
+
+static bool rule_applies(const struct ns_rule *r, const struct ns_user *user,
+			 const struct ns_lookup *lookup, struct ns_diag *diag)
+{
+	bool listed = rule_lists_user(r, user, lookup, diag);
+
+	return r->users_only ? listed : !listed;
+}
+
+/* SPEC 1: absolute, no ".." component, not too long, once expanded. */
+static int check_path(const struct ns_rule *r, const char *what, const char *path,
+		      struct ns_diag *diag)
+{
+	const char *p;
+
+	if (path[0] != '/') {
+		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+			       "%s \"%s\" is not an absolute path", what, path);
+		return -EINVAL;
+	}
+	if (strlen(path) >= PATH_MAX) {
+		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0, "%s is longer than %d bytes",
+			       what, PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	for (p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "%s \"%s\" contains \"..\"", what, path);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static char *concat(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *s = malloc(la + lb + 1);
+
+	if (!s)
+		return NULL;
+	memcpy(s, a, la);
+	memcpy(s + la, b, lb + 1);
+	return s;
+}
+
+/* The raw instance name of a rule, before hashing; NULL with 0: skip the line. */
+static int raw_instance_name(const struct ns_rule *r, const struct ns_user *user,
+			     const struct ns_lookup *lookup, const char *polydir,
+			     enum ns_method *method, char **ret_context, char **ret_raw)
+{
+	char *ctx = NULL, *raw;
+	int k;
+
+	*method = r->method;
+	if (r->method == NS_METHOD_CONTEXT || r->method == NS_METHOD_LEVEL) {
+		if (lookup && lookup->member_context && user->context) {
+			k = lookup->member_context(lookup->userdata, user->context, polydir,
+						   r->method, &ctx);
+			if (k < 0)
+				return k;
+		}
+		if (!ctx) {
+			/* No SELinux or no context: compat falls back to user, skips shared. */
+			if (r->shared) {
+				*ret_raw = NULL;
+				return 0;
+			}
+			*method = NS_METHOD_USER;
+		}
+	}
+
+	if (ctx) {
+		if (r->shared) {
+			raw = strdup(ctx);
+		} else {
+			raw = malloc(strlen(ctx) + 1 + strlen(user->name) + 1);
+			if (raw) {
+				strcpy(raw, ctx);
+				strcat(raw, "_");
+				strcat(raw, user->name);
+			}
+		}
+	} else {
+		raw = strdup(user->name);
+	}
+	if (!raw) {
+		free(ctx);
+		return -ENOMEM;
+	}
+	*ret_context = ctx;
+	*ret_raw = raw;
+	return 0;
+}
+
+static int plan_create(struct ns_plan_entry *e, const struct ns_rule *r, const struct ns_user *user,
+		       const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
+		       struct ns_diag *diag)
+{
+	uid_t uid = user->uid;
+	gid_t gid = user->gid;
+	int k;
+
+	e->create_polydir = true;
+	e->create_mode = r->create_has_mode ? r->create_mode : (0777 & ~opts->umask);
+	if (r->create_owner) {
+		k = lookup && lookup->user
+			    ? lookup->user(lookup->userdata, r->create_owner, &uid, &gid)
+			    : -ENOENT;
+		if (k < 0) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "create: unknown owner \"%s\"", r->create_owner);
+			return -EINVAL;
+		}
+	}
+	if (r->create_group) {
+		k = lookup && lookup->group ? lookup->group(lookup->userdata, r->create_group, &gid)
+					    : -ENOENT;
+		if (k < 0) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "create: unknown group \"%s\"", r->create_group);
+			return -EINVAL;
+		}
+	}
+	e->create_uid = uid;
+	e->create_gid = gid;
+	return 0;
+}
+
+/* One rule for one user: 1 when planned, 0 when it does not apply, or a negative errno. */
+static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const struct ns_user *user,
+		     const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
+		     struct ns_diag *diag)
+{
+	char *raw = NULL, *prefix = NULL, *slash;
+	size_t len;
+	int k;
+
+	if (!rule_applies(r, user, lookup, diag))
+		return 0;
+
+	*e = (struct ns_plan_entry){.rule = r, .method = r->method};
+
+	e->polydir = ns_expand_variables(r->polydir, user);
+	if (!e->polydir)
+		return -ENOMEM;
+	/* $HOME may end in a slash: drop trailing slashes again after expansion. */
+	len = strlen(e->polydir);
+	while (len > 1 && e->polydir[len - 1] == '/')
+		e->polydir[--len] = '\0';
+	k = check_path(r, "polydir", e->polydir, diag);
+	if (k < 0)
+		return k;
+	if (strcmp(e->polydir, "/") == 0) {
+		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0, "polydir may not be \"/\"");
+		return -EINVAL;
+	}
+
+	if (r->method != NS_METHOD_TMPFS) {
+		prefix = ns_expand_variables(r->instance_prefix, user);
+		if (!prefix)
+			return -ENOMEM;
+		k = check_path(r, "instance prefix", prefix, diag);
+		if (k < 0)
+			goto out;
+	}
+
+	switch (r->method) {
+	case NS_METHOD_TMPFS:
+		break;
+	case NS_METHOD_TMPDIR:
+		e->instance = concat(prefix, "XXXXXX");
+		if (!e->instance) {
+			k = -ENOMEM;
+			goto out;
+		}
+		break;
+	default:
+		k = raw_instance_name(r, user, lookup, e->polydir, &e->method, &e->instance_context,
+				      &raw);
+		if (k < 0)
+			goto out;
+		if (!raw) {
+			k = 0; /* shared context line without SELinux: skipped */
+			goto out;
+		}
+		e->instance_name = ns_instance_name(raw, opts->flags & NS_PLAN_GEN_HASH);
+		if (!e->instance_name) {
+			k = -ENOMEM;
+			goto out;
+		}
+		e->instance = concat(prefix, e->instance_name);
+		if (!e->instance) {
+			k = -ENOMEM;
+			goto out;
+		}
+		break;
+	}
+
+	if (e->instance) {
+		if (strlen(e->instance) >= PATH_MAX) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "instance path is longer than %d bytes", PATH_MAX - 1);
+			k = -ENAMETOOLONG;
+			goto out;
+		}
+		slash = strrchr(e->instance, '/');
+		e->instance_parent = slash == e->instance
+					     ? strdup("/")
+					     : strndup(e->instance, slash - e->instance);
+		if (!e->instance_parent) {
+			k = -ENOMEM;
+			goto out;
+		}
+		if (!e->instance_name) {
+			e->instance_name = strdup(slash + 1);
+			if (!e->instance_name) {
+				k = -ENOMEM;
+				goto out;
+			}
+		}
+		if (e->instance_name[0] == '\0') {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "instance path \"%s\" ends in \"/\"", e->instance);
+			k = -EINVAL;
+			goto out;
+		}
+	}
+
+	if (r->create) {
+		k = plan_create(e, r, user, lookup, opts, diag);
+		if (k < 0)
+			goto out;
+	}
+
+	if (!r->noinit) {
+		const char *script = r->iscript ? r->iscript : opts->init_script;
+
+		if (script && !(e->init_script = strdup(script))) {
+			k = -ENOMEM;
+			goto out;
+		}
+	}
+	if (r->mntopts && !(e->mntopts = strdup(r->mntopts))) {
+		k = -ENOMEM;
+		goto out;
+	}
+	e->mount_flags = r->mount_flags;
+	k = 1;
+out:
+	free(raw);
+	free(prefix);
+	if (k <= 0)
+		entry_free(e);
+	return k;
+}
+
+int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struct ns_user *user,
+		  const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
+		  struct ns_diag *diag)
+{
+	struct ns_plan p = {0};
+	int r = 0;
+
+	if (ns_user_name_valid(user->name) < 0) {
+		ns_diag_report(diag, NS_ERROR, NULL, 0, 0, "refusing user name unfit for a path");
+		return -EINVAL;
+	}
+	if (!user->home || user->home[0] != '/') {
+		ns_diag_report(diag, NS_ERROR, NULL, 0, 0, "user %s has no absolute home directory",
+			       user->name);
+		return -EINVAL;
+	}
+
+	if (cfg->n_rules) {
+		p.entries = calloc(cfg->n_rules, sizeof(*p.entries));
+		if (!p.entries)
+			return -ENOMEM;
+	}
+
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		const struct ns_rule *rule = &cfg->rules[i];
+		int k = plan_rule(&p.entries[p.n_entries], rule, user, lookup, opts, diag);
+
+		if (k == -ENOMEM) {
+			r = k;
+			break;
+		}
+		if (k < 0) {
+			if (opts->flags & NS_PLAN_IGNORE_ERRORS) {
+				ns_diag_report(diag, NS_WARNING, rule->file, rule->line, 0,
+					       "line skipped (ignore_config_error)");
+				continue;
+			}
+			r = k;
+			break;
+		}
+		if (k > 0)
+			p.n_entries++;
+	}
+
+	if (r < 0) {
+		ns_plan_free(&p);
+		return r;
+	}
+	*plan = p;
+	return 0;
+}
