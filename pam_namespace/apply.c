@@ -559,7 +559,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	int r;
 
 	*fail = (struct ns_failure){0};
-	if (plan->n_entries == 0) {
+	if (plan->n_entries == 0 && opts->n_unmount_first == 0) {
 		*sess = (struct ns_session){0};
 		return 0;
 	}
@@ -571,6 +571,15 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	if (r < 0) {
 		fail_at(&c, NULL, "entering a new mount namespace", NULL, r, NULL);
 		goto rollback;
+	}
+
+	/* Undo the original user's instances, in this namespace only; not mounted is fine. */
+	for (size_t i = opts->n_unmount_first; i-- > 0;) {
+		r = kn_umount_path(opts->unmount_first[i]);
+		if (r < 0 && r != -EINVAL && r != -ENOENT) {
+			fail_at(&c, NULL, "unmounting", opts->unmount_first[i], r, NULL);
+			goto rollback;
+		}
 	}
 
 	for (size_t i = 0; i < plan->n_entries; i++) {

@@ -12,6 +12,12 @@ struct ns_apply_opts {
 	bool debug;
 	unsigned init_timeout; /* seconds */
 	const char *user;      /* for the init script */
+	/*
+	 * unmnt_remnt, unmnt_only: polydirs of the original user to unmount
+	 * in the new namespace before the plan is applied.
+	 */
+	char *const *unmount_first;
+	size_t n_unmount_first;
 };
 
 /* Where and why apply failed: the one place the module logs it. */
@@ -48,7 +54,7 @@ typedef void (*ns_apply_log_fn)(void *userdata, bool debug, const char *fmt, ...
  * entry resolve, create, mount and run the init script. On failure the
  * process is put back into its original mount namespace, instances made by
  * this call are removed, *fail says what went wrong, and a negative errno
- * is returned. An empty plan changes nothing.
+ * is returned. An empty plan with nothing to unmount changes nothing.
  */
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
 	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata);

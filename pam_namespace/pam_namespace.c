@@ -119,6 +119,71 @@ static const char *first_existing(const char *a, const char *b)
 	return NULL;
 }
 
+struct undo_list {
+	char **polydirs;
+	size_t n;
+};
+
+static void undo_list_free(struct undo_list *u)
+{
+	for (size_t i = 0; i < u->n; i++)
+		free(u->polydirs[i]);
+	free(u->polydirs);
+	*u = (struct undo_list){0};
+}
+
+/*
+ * unmnt_remnt and unmnt_only (su, newrole): the polydirs that the original
+ * user's session mounted, PAM_RUSER when the application set it, else the
+ * new user's as Linux-PAM does. pam_get_item initialises nothing it does
+ * not return, so ruser starts as NULL (Linux-PAM read an uninitialised
+ * pointer here).
+ */
+static int plan_original_user(pam_handle_t *pamh, const struct ns_config *cfg,
+			      const struct ns_user *new_user, const struct ns_lookup *lookup,
+			      const struct ns_plan_opts *opts, struct ns_diag *diag,
+			      struct undo_list *ret)
+{
+	const void *item = NULL;
+	const char *ruser;
+	struct ns_user orig = *new_user;
+	struct ns_plan plan = {0};
+	struct undo_list u = {0};
+	struct passwd *pw;
+	int r;
+
+	if (pam_get_item(pamh, PAM_RUSER, &item) == PAM_SUCCESS && item &&
+	    *(ruser = item) != '\0') {
+		if (ns_user_name_valid(ruser) < 0 || !(pw = pam_modutil_getpwnam(pamh, ruser))) {
+			pam_syslog(pamh, LOG_ERR, "unknown original user (PAM_RUSER)");
+			return -ENOENT;
+		}
+		orig = (struct ns_user){
+			.name = ruser, .uid = pw->pw_uid, .gid = pw->pw_gid, .home = pw->pw_dir};
+	}
+	r = ns_plan_build(&plan, cfg, &orig, lookup, opts, diag);
+	if (r < 0)
+		return r;
+	if (plan.n_entries) {
+		u.polydirs = calloc(plan.n_entries, sizeof(*u.polydirs));
+		if (!u.polydirs) {
+			ns_plan_free(&plan);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < plan.n_entries; i++, u.n++) {
+		u.polydirs[i] = strdup(plan.entries[i].polydir);
+		if (!u.polydirs[i]) {
+			undo_list_free(&u);
+			ns_plan_free(&plan);
+			return -ENOMEM;
+		}
+	}
+	ns_plan_free(&plan);
+	*ret = u;
+	return 0;
+}
+
 static void session_cleanup(pam_handle_t *pamh, void *data, int error_status)
 {
 	ns_session_free(data);
@@ -154,6 +219,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct ns_plan plan = {0};
 	struct ns_failure fail = {0};
 	struct ns_session *sess = NULL;
+	struct undo_list undo = {0};
 	struct passwd *pw;
 	const char *user = NULL;
 	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
@@ -237,7 +303,16 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
 		goto out;
 	}
-	if (plan.n_entries == 0) {
+	if (args.unmnt_remnt || args.unmnt_only) {
+		r = plan_original_user(pamh, &cfg, &u, &lookup, &popts, &diag, &undo);
+		if (r < 0) {
+			ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+			goto out;
+		}
+		if (args.unmnt_only)
+			ns_plan_free(&plan);
+	}
+	if (plan.n_entries == 0 && undo.n == 0) {
 		if (g.debug)
 			pam_syslog(pamh, LOG_DEBUG, "no polyinstantiated directory for %s", user);
 		ret = PAM_SUCCESS;
@@ -255,6 +330,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.debug = args.debug,
 		.init_timeout = args.init_timeout,
 		.user = user,
+		.unmount_first = undo.polydirs,
+		.n_unmount_first = undo.n,
 	};
 	r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
 	if (r < 0) {
@@ -278,6 +355,7 @@ out:
 	}
 	ns_failure_free(&fail);
 	ns_plan_free(&plan);
+	undo_list_free(&undo);
 	ns_config_free(&cfg);
 	free(context);
 	free(main_file);
