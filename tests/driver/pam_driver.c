@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * pam_driver: a small, real PAM client for the integration tests.
+ *
+ *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME]
+ *              SERVICE USER [-- CMD ARGS...]
+ *
+ * Opens a PAM session for USER on SERVICE, runs CMD (if given) in a child so
+ * that it sees the session's mount namespace, then closes the session. The
+ * conversation refuses every prompt: a session module must not ask.
+ *
+ * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
+ * or one of the DRIVER_EXIT_* codes below.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <security/pam_appl.h>
+
+enum {
+	DRIVER_EXIT_USAGE = 64,
+	DRIVER_EXIT_START = 65,
+	DRIVER_EXIT_ITEM = 66,
+	DRIVER_EXIT_OPEN = 67,
+	DRIVER_EXIT_CLOSE = 68,
+	DRIVER_EXIT_FORK = 69,
+	DRIVER_EXIT_EXEC = 127,
+};
+
+#define MAX_ENV 64
+
+/* Messages are shown on stderr; any prompt fails the conversation. */
+static int conversation(int n, const struct pam_message **msg, struct pam_response **resp,
+			void *data)
+{
+	struct pam_response *r;
+	int i;
+
+	(void)data;
+	if (n <= 0 || n > PAM_MAX_NUM_MSG)
+		return PAM_CONV_ERR;
+	r = calloc((size_t)n, sizeof(*r));
+	if (!r)
+		return PAM_BUF_ERR;
+	for (i = 0; i < n; i++) {
+		switch (msg[i]->msg_style) {
+		case PAM_ERROR_MSG:
+		case PAM_TEXT_INFO:
+			fprintf(stderr, "pam_driver: %s\n", msg[i]->msg ? msg[i]->msg : "");
+			break;
+		default:
+			fprintf(stderr, "pam_driver: refusing prompt: %s\n",
+				msg[i]->msg ? msg[i]->msg : "");
+			free(r);
+			return PAM_CONV_ERR;
+		}
+	}
+	*resp = r;
+	return PAM_SUCCESS;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME]\n"
+		   "                  SERVICE USER [-- CMD ARGS...]\n");
+}
+
+/* The child: the PAM environment on top of ours, then CMD. */
+static void run_child(pam_handle_t *pamh, char **cmd)
+{
+	char **env = pam_getenvlist(pamh);
+	char **e;
+
+	for (e = env; e && *e; e++) {
+		if (putenv(*e) != 0)
+			fprintf(stderr, "pam_driver: putenv: %s\n", strerror(errno));
+	}
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "pam_driver: %s: %s\n", cmd[0], strerror(errno));
+	_exit(DRIVER_EXIT_EXEC);
+}
+
+static int run_command(pam_handle_t *pamh, char **cmd)
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "pam_driver: fork: %s\n", strerror(errno));
+		return DRIVER_EXIT_FORK;
+	}
+	if (pid == 0)
+		run_child(pamh, cmd);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "pam_driver: waitpid: %s\n", strerror(errno));
+			return DRIVER_EXIT_FORK;
+		}
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return DRIVER_EXIT_FORK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{"confdir", required_argument, NULL, 'c'},
+		{"env", required_argument, NULL, 'e'},
+		{"ruser", required_argument, NULL, 'r'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	struct pam_conv conv = {.conv = conversation};
+	const char *confdir = NULL, *ruser = NULL, *service, *user;
+	const char *env[MAX_ENV];
+	pam_handle_t *pamh = NULL;
+	int nenv = 0, opt, r, rc = 0, i;
+	char **cmd = NULL;
+
+	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
+		switch (opt) {
+		case 'c':
+			confdir = optarg;
+			break;
+		case 'e':
+			if (nenv == MAX_ENV || !strchr(optarg, '=')) {
+				fprintf(stderr, "pam_driver: bad or too many --env: %s\n", optarg);
+				return DRIVER_EXIT_USAGE;
+			}
+			env[nenv++] = optarg;
+			break;
+		case 'r':
+			ruser = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return DRIVER_EXIT_USAGE;
+		}
+	}
+	if (argc - optind < 2) {
+		usage(stderr);
+		return DRIVER_EXIT_USAGE;
+	}
+	service = argv[optind];
+	user = argv[optind + 1];
+	if (argc - optind > 2) {
+		if (strcmp(argv[optind + 2], "--") != 0 || argc - optind < 4) {
+			usage(stderr);
+			return DRIVER_EXIT_USAGE;
+		}
+		cmd = &argv[optind + 3];
+	}
+
+	r = confdir ? pam_start_confdir(service, user, &conv, confdir, &pamh)
+		    : pam_start(service, user, &conv, &pamh);
+	if (r != PAM_SUCCESS) {
+		fprintf(stderr, "pam_start: %s\n", pam_strerror(pamh, r));
+		return DRIVER_EXIT_START;
+	}
+	if (ruser)
+		r = pam_set_item(pamh, PAM_RUSER, ruser);
+	for (i = 0; r == PAM_SUCCESS && i < nenv; i++)
+		r = pam_putenv(pamh, env[i]);
+	if (r != PAM_SUCCESS) {
+		fprintf(stderr, "pam_set_item/pam_putenv: %s\n", pam_strerror(pamh, r));
+		pam_end(pamh, r);
+		return DRIVER_EXIT_ITEM;
+	}
+
+	r = pam_open_session(pamh, 0);
+	if (r != PAM_SUCCESS) {
+		fprintf(stderr, "pam_open_session: %s\n", pam_strerror(pamh, r));
+		pam_end(pamh, r);
+		return DRIVER_EXIT_OPEN;
+	}
+	if (cmd)
+		rc = run_command(pamh, cmd);
+	r = pam_close_session(pamh, 0);
+	if (r != PAM_SUCCESS) {
+		fprintf(stderr, "pam_close_session: %s\n", pam_strerror(pamh, r));
+		rc = DRIVER_EXIT_CLOSE;
+	}
+	pam_end(pamh, r);
+	return rc;
+}

@@ -1,0 +1,473 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+#
+# The integration tests' sandbox: a private mount namespace (and, where the
+# kernel allows it, a private PID namespace) in which throwaway copies of
+# /etc/passwd, /etc/group, /etc/shadow, /etc/pam.d and /etc/security are
+# bind-mounted over the real ones and tmpfs covers /tmp, /var/tmp, /home,
+# /run, /var/log and /dev. Nothing done inside reaches the host, and
+# everything inside ends with the test.
+#
+# A test sources this file and calls sandbox_enter "$@" first: outside the
+# namespace that re-executes the test inside it (or exits 77 when it cannot);
+# inside, it builds the sandbox and returns to the test body.
+#
+#   NS_MODULE  the PAM module under test (default: build/pam_namespace/pam_namespace.so)
+#   NS_DRIVER  the PAM driver program (default: build/tests/driver/pam_driver)
+#
+# Run directly, "sandbox.sh COMMAND ARGS..." runs COMMAND inside a sandbox
+# (COMMAND may source this file again for the helpers).
+#
+# Inside the sandbox:
+#   users alice (2001), bob (2002), carol (2003), homes in /home
+#   PAM services su, su-l, login and ns-driver, each ending with
+#     "session required <module> <args>"; other denies everything
+#   $SB_DIR (/run/ns-sandbox) holds the sandbox's own files; $SB_OUT is a
+#   world-writable directory for files a session writes for the test to read
+#   syslog messages (the module's pam_syslog lines) are collected in $SB_LOG
+
+SB_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+SB_SOURCE_ROOT=${NS_SOURCE_ROOT:-$(cd "$SB_LIB_DIR/../.." && pwd)}
+SB_DIR=/run/ns-sandbox
+SB_OUT=$SB_DIR/out
+SB_LOG=$SB_DIR/syslog
+SB_TIMEOUT=${SB_TIMEOUT:-60}
+SB_USERS=(alice:2001 bob:2002 carol:2003)
+SB_SYSTEM_MODULE_DIRS=(/lib/x86_64-linux-gnu/security /usr/lib/x86_64-linux-gnu/security
+	/lib/security /usr/lib/security)
+
+# ---------------------------------------------------------------- messages
+
+sb_note() {
+	printf '# %s\n' "$*"
+}
+
+# Print a failure with the caller's location and end the test.
+fail() {
+	local where="${BASH_SOURCE[2]:-?}:${BASH_LINENO[1]:-?}"
+	if [[ ${FUNCNAME[1]:-} != assert_* ]]; then
+		where="${BASH_SOURCE[1]:-?}:${BASH_LINENO[0]:-?}"
+	fi
+	printf 'FAIL: %s: %s\n' "${where##*/}" "$*" >&2
+	exit 1
+}
+
+skip() {
+	printf 'SKIP: %s\n' "$*"
+	exit 77
+}
+
+# ---------------------------------------------------------------- assertions
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+	if [[ "$1" != "$2" ]]; then
+		fail "${3:-values differ}: expected [$1], got [$2]"
+	fi
+}
+
+# assert_ne UNEXPECTED ACTUAL [WHAT]
+assert_ne() {
+	if [[ "$1" == "$2" ]]; then
+		fail "${3:-values are equal}: both are [$1]"
+	fi
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]
+assert_contains() {
+	if [[ "$1" != *"$2"* ]]; then
+		fail "${3:-missing text}: [$2] not in [$1]"
+	fi
+}
+
+# assert_not_contains HAYSTACK NEEDLE [WHAT]
+assert_not_contains() {
+	if [[ "$1" == *"$2"* ]]; then
+		fail "${3:-unexpected text}: [$2] found in [$1]"
+	fi
+}
+
+assert_file() {
+	[[ -e "$1" ]] || fail "${2:-file missing}: $1 does not exist"
+}
+
+assert_no_file() {
+	[[ ! -e "$1" && ! -L "$1" ]] || fail "${2:-unexpected file}: $1 exists"
+}
+
+# assert_status EXPECTED ACTUAL [WHAT]
+assert_status() {
+	if [[ "$1" != "$2" ]]; then
+		fail "${3:-exit status}: expected $1, got $2"
+	fi
+}
+
+assert_nonzero() {
+	if [[ "$1" == 0 ]]; then
+		fail "${2:-command}: succeeded, but should have failed"
+	fi
+}
+
+# ---------------------------------------------------------------- entering
+
+sb_have_pidns() {
+	unshare --mount --pid --fork --mount-proc --kill-child true 2>/dev/null
+}
+
+# Re-execute the calling script inside a fresh sandbox, or set the sandbox up
+# when already inside. Exits 77 when not root or when namespaces are denied.
+sandbox_enter() {
+	if [[ -n "${SB_INSIDE:-}" ]]; then
+		sb_setup
+		return 0
+	fi
+	[[ $(id -u) == 0 ]] || skip "needs root"
+	command -v unshare >/dev/null || skip "unshare(1) is not installed"
+	unshare --mount --propagation private true 2>/dev/null ||
+		skip "cannot create a mount namespace here"
+	local script="${BASH_SOURCE[-1]}"
+	local -a flags=(--mount --propagation private --fork --kill-child)
+	if sb_have_pidns; then
+		flags+=(--pid --mount-proc)
+	fi
+	export SB_INSIDE=1 SB_LIB="$SB_LIB_DIR/sandbox.sh"
+	export NS_MODULE NS_DRIVER
+	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/pam_namespace.so}")
+	NS_DRIVER=$(sb_abspath "${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}")
+	[[ -f "$NS_MODULE" ]] || fail "no module at $NS_MODULE (set NS_MODULE)"
+	exec unshare "${flags[@]}" bash "$script" "$@"
+}
+
+sb_abspath() {
+	if [[ -e "$1" ]]; then
+		readlink -f -- "$1"
+	else
+		printf '%s\n' "$1"
+	fi
+}
+
+# True when the module under test is the system's Linux-PAM pam_namespace.
+module_is_linux_pam() {
+	local d
+	for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
+		if [[ -e "$d/pam_namespace.so" &&
+			"$(readlink -f "$d/pam_namespace.so")" == "$(readlink -f "$NS_MODULE_ORIG")" ]]; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+# ---------------------------------------------------------------- setup
+
+sb_setup() {
+	# Belt and braces: never touch the host's mount table.
+	[[ "$(readlink /proc/1/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ]] ||
+		[[ $$ == 1 ]] || fail "refusing to set up a sandbox in the initial mount namespace"
+
+	NS_MODULE_ORIG=$NS_MODULE
+	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-run /run
+	install -d -m 0755 "$SB_DIR" "$SB_DIR/bin" "$SB_DIR/etc" "$SB_DIR/login-cmd"
+	install -d -m 1777 "$SB_OUT" /run/lock
+	: >"$SB_LOG"
+
+	# Copies, so the module and the driver stay reachable whatever covers
+	# the directories they were built in.
+	install -m 0644 "$NS_MODULE" "$SB_DIR/bin/pam_namespace.so"
+	NS_MODULE=$SB_DIR/bin/pam_namespace.so
+	if [[ -x "$NS_DRIVER" ]]; then
+		install -m 0755 "$NS_DRIVER" "$SB_DIR/bin/pam_driver"
+		NS_DRIVER=$SB_DIR/bin/pam_driver
+	fi
+
+	# login(1) writes wtmp, btmp and lastlog; let it write to nowhere.
+	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-log /var/log
+
+	sb_setup_etc
+	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-tmp /tmp
+	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-vartmp /var/tmp
+	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-home /home
+	local u name uid
+	for u in "${SB_USERS[@]}"; do
+		name=${u%%:*}
+		uid=${u##*:}
+		install -d -m 0700 -o "$uid" -g "$uid" "/home/$name"
+		install -m 0644 -o "$uid" -g "$uid" /dev/null "/home/$name/.hushlogin"
+	done
+
+	sb_setup_dev
+	sb_start_syslog
+	trap sb_cleanup EXIT
+}
+
+sb_cleanup() {
+	local rc=$?
+	if [[ -n "${SB_SYSLOG_PID:-}" ]]; then
+		kill "$SB_SYSLOG_PID" 2>/dev/null || true
+		wait "$SB_SYSLOG_PID" 2>/dev/null || true
+	fi
+	if [[ $rc != 0 && $rc != 77 && -s "$SB_LOG" ]]; then
+		printf '# --- syslog in the sandbox ---\n' >&2
+		sed 's/^/# /' "$SB_LOG" >&2
+	fi
+	return "$rc"
+}
+
+# The user's login shell: a plain /bin/sh, except that a login shell with no
+# arguments runs the command sandbox_login left for the user, so a test can
+# run commands in a real login(1) session without typing at a terminal.
+sb_write_shell() {
+	cat >"$SB_DIR/bin/ns-shell" <<EOF
+#!/bin/sh
+if [ "\$#" -gt 0 ]; then
+	exec /bin/sh "\$@"
+fi
+cmd=$SB_DIR/login-cmd/\$(id -un)
+if [ -r "\$cmd" ]; then
+	exec /bin/sh "\$cmd"
+fi
+exec /bin/sh
+EOF
+	chmod 0755 "$SB_DIR/bin/ns-shell"
+}
+
+sb_setup_etc() {
+	local e="$SB_DIR/etc" u name uid names_re
+	names_re=""
+	for u in "${SB_USERS[@]}"; do
+		names_re+="${names_re:+|}${u%%:*}"
+	done
+	sb_write_shell
+	# Copies of the real files without any users of ours, then ours.
+	# root gets the sandbox's login shell too, so "login -f root" runs a
+	# command instead of waiting at an interactive shell.
+	grep -Ev "^($names_re):" /etc/passwd |
+		awk -F: -v OFS=: -v sh="$SB_DIR/bin/ns-shell" '$1 == "root" { $7 = sh } 1' \
+			>"$e/passwd"
+	grep -Ev "^($names_re):" /etc/group >"$e/group" || true
+	grep -Ev "^($names_re):" /etc/shadow >"$e/shadow" || true
+	for u in "${SB_USERS[@]}"; do
+		name=${u%%:*}
+		uid=${u##*:}
+		printf '%s:x:%s:%s:%s:/home/%s:%s\n' "$name" "$uid" "$uid" "$name" "$name" \
+			"$SB_DIR/bin/ns-shell" >>"$e/passwd"
+		printf '%s:x:%s:\n' "$name" "$uid" >>"$e/group"
+		printf '%s:*:19700:0:99999:7:::\n' "$name" >>"$e/shadow"
+	done
+	chmod 0644 "$e/passwd" "$e/group"
+	chmod 0640 "$e/shadow"
+	chgrp shadow "$e/shadow" 2>/dev/null || true
+	mount --bind "$e/passwd" /etc/passwd
+	mount --bind "$e/group" /etc/group
+	mount --bind "$e/shadow" /etc/shadow
+
+	install -d -m 0755 "$e/pam.d" "$e/security" "$e/security/namespace.d"
+	printf '# written by the test\n' >"$e/security/namespace.conf"
+	chmod 0644 "$e/security/namespace.conf"
+	mount --bind "$e/pam.d" /etc/pam.d
+	mount --bind "$e/security" /etc/security
+	# shellcheck disable=SC2119 # the default: no module arguments
+	sandbox_pam_args
+}
+
+# A tmpfs over /dev with only what sessions need, a devpts instance of its
+# own, and room for our /dev/log. The host's /dev is not touched.
+sb_setup_dev() {
+	local d="$SB_DIR/dev" n
+	mkdir "$d"
+	mount -t tmpfs -o mode=0755,nosuid ns-sandbox-dev "$d"
+	for n in null zero full random urandom tty; do
+		: >"$d/$n"
+		mount --bind "/dev/$n" "$d/$n"
+	done
+	mkdir -m 0755 "$d/pts"
+	mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 ns-sandbox-devpts "$d/pts"
+	ln -s pts/ptmx "$d/ptmx"
+	mkdir -m 1777 "$d/shm"
+	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-shm "$d/shm"
+	ln -s /proc/self/fd "$d/fd"
+	ln -s /proc/self/fd/0 "$d/stdin"
+	ln -s /proc/self/fd/1 "$d/stdout"
+	ln -s /proc/self/fd/2 "$d/stderr"
+	mount --move "$d" /dev
+}
+
+# A syslog listener on the sandbox's /dev/log, writing one message a line.
+sb_start_syslog() {
+	local py=/usr/bin/python3 ready="$SB_DIR/syslog.ready" i
+	[[ -x "$py" ]] || py=$(command -v python3 || true)
+	if [[ -z "$py" ]]; then
+		sb_note "python3 not found: syslog messages are not captured"
+		return 0
+	fi
+	"$py" -c '
+import os, socket, sys
+path, log, ready = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+os.chmod(path, 0o666)
+with open(log, "ab", buffering=0) as f:
+    open(ready, "w").close()
+    while True:
+        msg = s.recv(65536).rstrip(b"\0\n")
+        f.write(msg.replace(b"\n", b" ") + b"\n")
+' /dev/log "$SB_LOG" "$ready" </dev/null &
+	SB_SYSLOG_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[[ -e "$ready" ]] && return 0
+		sleep 0.05
+	done
+	fail "the syslog listener did not start"
+}
+
+# ---------------------------------------------------------------- configuring
+
+# sandbox_pam_args [ARGS...]: (re)write the PAM services with the module
+# given these arguments.
+# shellcheck disable=SC2120 # arguments are optional
+sandbox_pam_args() {
+	local p="$SB_DIR/etc/pam.d" line
+	line="session required $NS_MODULE${*:+ $*}"
+	cat >"$p/su" <<EOF
+auth     sufficient pam_rootok.so
+auth     required   pam_deny.so
+account  required   pam_unix.so
+session  required   pam_unix.so
+$line
+EOF
+	cp "$p/su" "$p/su-l"
+	cat >"$p/login" <<EOF
+auth     required   pam_unix.so
+account  required   pam_unix.so
+session  required   pam_unix.so
+$line
+EOF
+	cat >"$p/ns-driver" <<EOF
+account  required   pam_permit.so
+$line
+EOF
+	cat >"$p/other" <<EOF
+auth     required   pam_deny.so
+account  required   pam_deny.so
+password required   pam_deny.so
+session  required   pam_deny.so
+EOF
+	chmod 0644 "$p"/*
+}
+
+# sandbox_conf TEXT: the sandbox's /etc/security/namespace.conf (root, 0644).
+sandbox_conf() {
+	printf '%s\n' "$1" >/etc/security/namespace.conf
+	chmod 0644 /etc/security/namespace.conf
+}
+
+# sandbox_conf_d NAME TEXT: /etc/security/namespace.d/NAME.
+sandbox_conf_d() {
+	printf '%s\n' "$2" >"/etc/security/namespace.d/$1"
+	chmod 0644 "/etc/security/namespace.d/$1"
+}
+
+# sandbox_inst_parent DIR...: instance parents, root-owned, mode 000.
+sandbox_inst_parent() {
+	local d
+	for d in "$@"; do
+		install -d -m 000 -o root -g root "$d"
+	done
+}
+
+# sandbox_private_tmp [LIST]: the usual setup: /tmp and /var/tmp
+# polyinstantiated by user, LIST (default root) excluded, the instance
+# parents /tmp/tmp-inst and /var/tmp/tmp-inst made.
+sandbox_private_tmp() {
+	local list=${1-root}
+	sandbox_conf "/tmp     /tmp/tmp-inst/     user ${list}
+/var/tmp /var/tmp/tmp-inst/ user ${list}"
+	sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
+}
+
+# sandbox_mounts_at PATH [PID]: how many mounts sit on PATH in the mount
+# namespace of PID (default: this shell).
+sandbox_mounts_at() {
+	awk -v p="$1" '$5 == p { n++ } END { print n + 0 }' "/proc/${2:-self}/mountinfo"
+}
+
+# ---------------------------------------------------------------- sessions
+
+# sandbox_su USER CMD: run CMD in a "su - USER" session; prints what the
+# session printed (stdout and stderr), returns su's status.
+sandbox_su() {
+	timeout -k 5 "$SB_TIMEOUT" su - "$1" -c "$2" 2>&1
+}
+
+# sandbox_login USER CMD: a real "login -f USER" on a pseudo terminal; the
+# user's login shell runs CMD. Prints what the terminal showed, without
+# carriage returns; returns script's status (that of login).
+sandbox_login() {
+	local user=$1 rc=0 out
+	printf '%s\n' "$2" >"$SB_DIR/login-cmd/$user"
+	chmod 0644 "$SB_DIR/login-cmd/$user"
+	out=$(timeout -k 5 "$SB_TIMEOUT" script -qec "login -f $user" /dev/null </dev/null 2>&1) ||
+		rc=$?
+	rm -f "$SB_DIR/login-cmd/$user"
+	printf '%s\n' "${out//$'\r'/}"
+	return "$rc"
+}
+
+# sandbox_driver ARGS...: the PAM driver, service and user first.
+sandbox_driver() {
+	[[ -x "$NS_DRIVER" ]] || fail "no PAM driver at $NS_DRIVER (set NS_DRIVER)"
+	timeout -k 5 "$SB_TIMEOUT" "$NS_DRIVER" "$@" 2>&1
+}
+
+# sandbox_mnt_ns PID: the mount namespace of PID ("self": this shell).
+sandbox_mnt_ns() {
+	readlink "/proc/$1/ns/mnt"
+}
+
+# ---------------------------------------------------------------- syslog
+
+# Wait until every message sent so far has reached $SB_LOG.
+sandbox_log_sync() {
+	local mark i
+	[[ -n "${SB_SYSLOG_PID:-}" ]] || return 0
+	mark="ns-sandbox-sync-$$-$RANDOM$RANDOM"
+	logger -u /dev/log -t ns-sandbox -- "$mark" 2>/dev/null || return 0
+	for ((i = 0; i < 200; i++)); do
+		grep -qF -- "$mark" "$SB_LOG" && return 0
+		sleep 0.05
+	done
+	fail "syslog messages did not arrive"
+}
+
+# Messages logged by pam_namespace so far.
+sandbox_log() {
+	sandbox_log_sync
+	grep -F 'pam_namespace' "$SB_LOG" || true
+}
+
+sandbox_log_clear() {
+	sandbox_log_sync
+	: >"$SB_LOG"
+}
+
+# assert_log_contains TEXT [WHAT]
+assert_log_contains() {
+	local log
+	[[ -n "${SB_SYSLOG_PID:-}" ]] || {
+		sb_note "no syslog capture: not checking for [$1]"
+		return 0
+	}
+	log=$(sandbox_log)
+	if [[ "$log" != *"$1"* ]]; then
+		fail "${2:-log}: [$1] not logged; pam_namespace logged: [${log}]"
+	fi
+}
+
+# ---------------------------------------------------------------- direct use
+
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+	set -euo pipefail
+	sandbox_enter "$@"
+	[[ $# -gt 0 ]] || set -- bash
+	"$@"
+fi
