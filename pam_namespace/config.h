@@ -85,8 +85,8 @@ int ns_config_parse_text(struct ns_config *cfg, const char *file, const char *te
 /*
  * Read the main file (or the vendor fallback) and every namespace.d/\*.conf
  * in order, checking each file's and directory's ownership and mode on the
- * open descriptor. Returns 0 or a negative errno; every failure has been
- * reported through diag, naming the file.
+ * open descriptor, into cfg (which must be empty). Returns 0 or a negative
+ * errno; every failure has been reported through diag, naming the file.
  */
 int ns_config_load(struct ns_config *cfg, const struct ns_config_paths *paths, unsigned flags,
 		   struct ns_diag *diag);

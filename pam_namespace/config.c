@@ -1,0 +1,766 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * namespace.conf: reading (with the trust checks of SPEC section 1) and
+ * parsing. The parser is pure: text in, rules out, every problem reported
+ * once with file:line:column. It fails closed: a bad line is an error
+ * unless ignore_config_error says to skip it.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "ns-build.h"
+
+#define NS_CONFIG_MAX_FILE (64u * 1024 * 1024)
+#define NS_MAX_FIELDS	   5
+
+static const char *const method_table[_NS_METHOD_MAX] = {
+	[NS_METHOD_USER] = "user",     [NS_METHOD_CONTEXT] = "context", [NS_METHOD_LEVEL] = "level",
+	[NS_METHOD_TMPDIR] = "tmpdir", [NS_METHOD_TMPFS] = "tmpfs",
+};
+
+const char *ns_method_to_string(enum ns_method m)
+{
+	if (m < 0 || m >= _NS_METHOD_MAX)
+		return NULL;
+	return method_table[m];
+}
+
+enum ns_method ns_method_from_string(const char *s)
+{
+	for (int m = 0; m < _NS_METHOD_MAX; m++)
+		if (s && strcmp(s, method_table[m]) == 0)
+			return (enum ns_method)m;
+	return _NS_METHOD_INVALID;
+}
+
+void ns_rule_free(struct ns_rule *r)
+{
+	free(r->file);
+	free(r->polydir);
+	free(r->instance_prefix);
+	free(r->create_owner);
+	free(r->create_group);
+	free(r->iscript);
+	free(r->mntopts);
+	for (size_t i = 0; i < r->n_users; i++)
+		free(r->users[i]);
+	free(r->users);
+	*r = (struct ns_rule){0};
+}
+
+void ns_config_free(struct ns_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_rules; i++)
+		ns_rule_free(&cfg->rules[i]);
+	free(cfg->rules);
+	*cfg = (struct ns_config){0};
+}
+
+/* One field of a line, unescaped, and the column it started at. */
+struct field {
+	char *text;
+	unsigned column;
+};
+
+struct line_ctx {
+	const char *file;
+	unsigned line;
+	struct ns_diag *diag;
+	unsigned flags;
+};
+
+#define line_error(lc, col, ...)                                                                   \
+	ns_diag_report((lc)->diag, NS_ERROR, (lc)->file, (lc)->line, col, __VA_ARGS__)
+#define line_warning(lc, col, ...)                                                                 \
+	ns_diag_report((lc)->diag, NS_WARNING, (lc)->file, (lc)->line, col, __VA_ARGS__)
+
+/*
+ * Split a line (without its newline, comment already cut off) into at most
+ * NS_MAX_FIELDS fields: blanks separate, "..." quotes, \n \t \b are escapes
+ * and any other \x is x. Returns the number of fields or a negative errno.
+ */
+static int split_fields(struct line_ctx *lc, const char *s, size_t len, struct field *out)
+{
+	size_t i = 0;
+	int n = 0;
+
+	for (;;) {
+		size_t start, o = 0;
+		bool quoted = false;
+		char *buf;
+
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+			i++;
+		if (i >= len)
+			return n;
+		if (n == NS_MAX_FIELDS)
+			return n; /* the rest is past the ignored fifth field */
+		start = i;
+		buf = malloc(len - i + 1);
+		if (!buf)
+			return -ENOMEM;
+		while (i < len && (quoted || (s[i] != ' ' && s[i] != '\t' && s[i] != '\r'))) {
+			char c = s[i++];
+
+			if (c == '"') {
+				quoted = !quoted;
+				continue;
+			}
+			if (c == '\\' && i < len) {
+				c = s[i++];
+				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
+			}
+			buf[o++] = c;
+		}
+		buf[o] = '\0';
+		if (quoted) {
+			line_error(lc, (unsigned)start + 1, "unterminated quote");
+			free(buf);
+			return -EINVAL;
+		}
+		out[n].text = buf;
+		out[n].column = (unsigned)start + 1;
+		n++;
+	}
+}
+
+/* polydir and instance_prefix: absolute (or starting with $HOME/$USER), no "..". */
+static int check_path_field(struct line_ctx *lc, const char *what, const struct field *f)
+{
+	const char *t = f->text;
+
+	if (t[0] != '/' && strncmp(t, "$HOME", 5) != 0 && strncmp(t, "$USER", 5) != 0) {
+		line_error(lc, f->column, "%s \"%s\" is not an absolute path", what, t);
+		return -EINVAL;
+	}
+	if (strlen(t) >= PATH_MAX) {
+		line_error(lc, f->column, "%s is longer than %d bytes", what, PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	for (const char *p = t; (p = strstr(p, "..")); p += 2)
+		if ((p == t || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
+			line_error(lc, f->column, "%s \"%s\" contains \"..\"", what, t);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* create=mode,owner,group: the mode is octal (Linux-PAM read 755 as decimal). */
+static int parse_create(struct line_ctx *lc, unsigned col, const char *v, struct ns_rule *r)
+{
+	const char *c1, *c2;
+
+	r->create = true;
+	if (!v)
+		return 0;
+	c1 = strchr(v, ',');
+	if (c1 != v && *v) {
+		char *end;
+		unsigned long mode;
+
+		errno = 0;
+		mode = strtoul(v, &end, 8);
+		if (errno || end == v || (*end && *end != ',') || mode > 07777) {
+			line_error(lc, col, "create: bad mode \"%.*s\": want octal, at most 7777",
+				   (int)(c1 ? (size_t)(c1 - v) : strlen(v)), v);
+			return -EINVAL;
+		}
+		r->create_has_mode = true;
+		r->create_mode = (mode_t)mode;
+	}
+	if (!c1)
+		return 0;
+	c2 = strchr(c1 + 1, ',');
+	if (c2 != c1 + 1 && c1[1]) {
+		r->create_owner = c2 ? strndup(c1 + 1, c2 - c1 - 1) : strdup(c1 + 1);
+		if (!r->create_owner)
+			return -ENOMEM;
+	}
+	if (c2 && c2[1]) {
+		if (strchr(c2 + 1, ',')) {
+			line_error(lc, col, "create: too many values in \"%s\"", v);
+			return -EINVAL;
+		}
+		r->create_group = strdup(c2 + 1);
+		if (!r->create_group)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* mntopts: nosuid, noexec, nodev are mount flags, the rest goes to tmpfs. */
+static int parse_mntopts(const char *v, struct ns_rule *r)
+{
+	char *copy = strdup(v), *save = NULL, *opt, *out;
+	size_t n = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	out = malloc(strlen(v) + 1);
+	if (!out) {
+		free(copy);
+		return -ENOMEM;
+	}
+	for (opt = strtok_r(copy, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+		if (strcmp(opt, "nosuid") == 0)
+			r->mount_flags |= MS_NOSUID;
+		else if (strcmp(opt, "noexec") == 0)
+			r->mount_flags |= MS_NOEXEC;
+		else if (strcmp(opt, "nodev") == 0)
+			r->mount_flags |= MS_NODEV;
+		else {
+			if (n)
+				out[n++] = ',';
+			memcpy(out + n, opt, strlen(opt));
+			n += strlen(opt);
+		}
+	}
+	out[n] = '\0';
+	free(copy);
+	free(r->mntopts);
+	if (n == 0) {
+		free(out);
+		out = NULL;
+	}
+	r->mntopts = out;
+	return 0;
+}
+
+static int parse_flag(struct line_ctx *lc, unsigned col, char *flag, const char *conf_d,
+		      struct ns_rule *r)
+{
+	char *eq = strchr(flag, '=');
+	const char *v = eq ? eq + 1 : NULL;
+
+	if (eq)
+		*eq = '\0';
+	if (strcmp(flag, "create") == 0)
+		return parse_create(lc, col, v, r);
+	if (strcmp(flag, "noinit") == 0 && !v) {
+		r->noinit = true;
+		return 0;
+	}
+	if (strcmp(flag, "shared") == 0 && !v) {
+		r->shared = true;
+		return 0;
+	}
+	if (strcmp(flag, "iscript") == 0 && v && *v) {
+		free(r->iscript);
+		if (v[0] == '/')
+			r->iscript = strdup(v);
+		else if (asprintf(&r->iscript, "%s/%s", conf_d, v) < 0)
+			r->iscript = NULL;
+		return r->iscript ? 0 : -ENOMEM;
+	}
+	if (strcmp(flag, "mntopts") == 0 && v)
+		return parse_mntopts(v, r);
+	if (eq)
+		*eq = '=';
+	line_warning(lc, col, "unknown flag \"%s\", ignored", flag);
+	return 0;
+}
+
+static int parse_method(struct line_ctx *lc, const struct field *f, const char *conf_d,
+			struct ns_rule *r)
+{
+	char *copy = strdup(f->text), *p, *flag;
+	int k = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	p = strchr(copy, ':');
+	if (p)
+		*p++ = '\0';
+	r->method = ns_method_from_string(copy);
+	if (r->method == _NS_METHOD_INVALID) {
+		line_error(lc, f->column, "unknown method \"%s\"", copy);
+		free(copy);
+		return -EINVAL;
+	}
+	while (p && k == 0) {
+		unsigned col = f->column + (unsigned)(p - copy);
+
+		flag = p;
+		p = strchr(p, ':');
+		if (p)
+			*p++ = '\0';
+		if (*flag)
+			k = parse_flag(lc, col, flag, conf_d, r);
+	}
+	free(copy);
+	if (k == 0 && (r->mntopts || r->mount_flags) && r->method != NS_METHOD_TMPFS)
+		line_warning(lc, f->column, "mntopts has effect only with method tmpfs");
+	return k;
+}
+
+static int parse_users(const struct field *f, struct ns_rule *r)
+{
+	const char *s = f->text;
+	size_t cap = 1;
+
+	if (*s == '~') {
+		r->users_only = true;
+		s++;
+	}
+	for (const char *p = s; *p; p++)
+		cap += *p == ',';
+	r->users = calloc(cap, sizeof(*r->users));
+	if (!r->users)
+		return -ENOMEM;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n > 0) {
+			r->users[r->n_users] = strndup(s, n);
+			if (!r->users[r->n_users])
+				return -ENOMEM;
+			r->n_users++;
+		}
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+/* Returns 1 with *r filled, 0 for an empty line, or a negative errno. */
+static int parse_line(struct line_ctx *lc, const char *s, size_t len, const char *conf_d,
+		      struct ns_rule *r)
+{
+	struct field f[NS_MAX_FIELDS] = {0};
+	const char *hash = memchr(s, '#', len);
+	size_t plen;
+	int n, k;
+
+	if (hash)
+		len = (size_t)(hash - s);
+	n = split_fields(lc, s, len, f);
+	if (n <= 0)
+		return n;
+
+	*r = (struct ns_rule){.line = lc->line};
+	if (n < 3) {
+		line_error(lc, f[n - 1].column,
+			   "want at least 3 fields (polydir, instance prefix, method), found %d",
+			   n);
+		k = -EINVAL;
+		goto out;
+	}
+	if (n == 5)
+		line_warning(lc, f[4].column, "fifth field \"%s\" ignored", f[4].text);
+
+	k = parse_method(lc, &f[2], conf_d, r);
+	if (k < 0)
+		goto out;
+
+	/* Trailing slashes of polydir are dropped ("/" stays, and is refused later). */
+	plen = strlen(f[0].text);
+	while (plen > 1 && f[0].text[plen - 1] == '/')
+		f[0].text[--plen] = '\0';
+	k = check_path_field(lc, "polydir", &f[0]);
+	if (k < 0)
+		goto out;
+	if (r->method != NS_METHOD_TMPFS) {
+		k = check_path_field(lc, "instance prefix", &f[1]);
+		if (k < 0)
+			goto out;
+	}
+	if (n >= 4) {
+		k = parse_users(&f[3], r);
+		if (k < 0)
+			goto out;
+	}
+	r->file = strdup(lc->file);
+	if (!r->file) {
+		k = -ENOMEM;
+		goto out;
+	}
+	r->polydir = f[0].text;
+	r->instance_prefix = f[1].text;
+	f[0].text = f[1].text = NULL;
+	k = 1;
+out:
+	for (int i = 0; i < NS_MAX_FIELDS; i++)
+		free(f[i].text);
+	if (k <= 0)
+		ns_rule_free(r);
+	return k;
+}
+
+static int append_rule(struct ns_config *cfg, size_t *cap, struct ns_rule *r)
+{
+	if (cfg->n_rules == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 16;
+		struct ns_rule *nr = realloc(cfg->rules, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		cfg->rules = nr;
+		*cap = ncap;
+	}
+	cfg->rules[cfg->n_rules++] = *r;
+	return 0;
+}
+
+int ns_config_parse_text(struct ns_config *cfg, const char *file, const char *text, size_t len,
+			 const char *conf_d, unsigned flags, struct ns_diag *diag)
+{
+	struct line_ctx lc = {.file = file, .diag = diag, .flags = flags};
+	size_t cap = cfg->n_rules, pos = 0;
+	const char *nul;
+	int r = 0;
+
+	if (!conf_d)
+		conf_d = NS_SYSCONF_DIR "/namespace.d";
+
+	/* A NUL byte means this is not a text file: refuse it whole. */
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		unsigned line = 1;
+
+		for (const char *p = text; p < nul; p++)
+			line += *p == '\n';
+		ns_diag_report(diag, NS_ERROR, file, line, 0, "NUL byte in the configuration");
+		return -EINVAL;
+	}
+
+	while (pos < len) {
+		const char *s = text + pos, *nl = memchr(s, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - s) : len - pos;
+		struct ns_rule rule;
+		int k;
+
+		pos += l + 1;
+		lc.line++;
+		if (l > NS_CONFIG_MAX_LINE) {
+			line_error(&lc, 0, "line longer than %d bytes", NS_CONFIG_MAX_LINE);
+			k = -E2BIG;
+		} else {
+			k = parse_line(&lc, s, l, conf_d, &rule);
+		}
+		if (k == -ENOMEM)
+			return k;
+		if (k < 0) {
+			if (flags & NS_CONFIG_IGNORE_ERRORS)
+				line_warning(&lc, 0, "line skipped (ignore_config_error)");
+			else if (r == 0)
+				r = k;
+			continue;
+		}
+		if (k == 0)
+			continue;
+		if (cfg->n_rules >= NS_CONFIG_MAX_ENTRIES) {
+			ns_rule_free(&rule);
+			line_error(&lc, 0, "more than %d entries in the configuration",
+				   NS_CONFIG_MAX_ENTRIES);
+			return -E2BIG;
+		}
+		if (r < 0) {
+			/* Keep reporting errors, but keep no rules from a failed file. */
+			ns_rule_free(&rule);
+			continue;
+		}
+		if (append_rule(cfg, &cap, &rule) < 0) {
+			ns_rule_free(&rule);
+			return -ENOMEM;
+		}
+	}
+	return r;
+}
+
+/*
+ * SPEC 1, like sshd's StrictModes: the file and every directory above it
+ * must be root-owned and writable by nobody else (a root-owned sticky
+ * directory is fine), or anyone who can write them can take over logins.
+ */
+static int check_dirs_trusted(const char *file, struct ns_diag *diag)
+{
+	char *dir = strdup(file), *slash;
+	int r = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	while ((slash = strrchr(dir, '/'))) {
+		struct stat st;
+
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		if (stat(dir, &st) < 0) {
+			r = -errno;
+			ns_diag_report(diag, NS_ERROR, dir, 0, 0, "cannot check directory: %s",
+				       strerror(errno));
+			break;
+		}
+		if (st.st_uid != 0 ||
+		    ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))) {
+			ns_diag_report(
+				diag, NS_ERROR, file, 0, 0,
+				"refusing: directory %s is owned by uid %u with mode %04o; it "
+				"must be owned by root and not writable by group or others",
+				dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+			r = -EPERM;
+			break;
+		}
+		if (strcmp(dir, "/") == 0)
+			break;
+	}
+	free(dir);
+	return r;
+}
+
+/* Read one file; -ENOENT is returned unreported so callers can fall back. */
+static int read_file(const char *path, bool trust_checks, struct ns_diag *diag, char **ret,
+		     size_t *ret_len)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0, cap;
+	int fd, r;
+
+	/* O_NONBLOCK: a FIFO put in its place must not hang the login. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			ns_diag_report(diag, NS_ERROR, path, 0, 0, "cannot open: %s",
+				       strerror(errno));
+		return r;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		ns_diag_report(diag, NS_ERROR, path, 0, 0, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ns_diag_report(diag, NS_ERROR, path, 0, 0, "refusing: not a regular file");
+		r = -EPERM;
+		goto out;
+	}
+	if (trust_checks && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		ns_diag_report(diag, NS_ERROR, path, 0, 0,
+			       "refusing: owned by uid %u with mode %04o; it must be owned by "
+			       "root and not writable by group or others",
+			       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+		r = -EPERM;
+		goto out;
+	}
+	if (trust_checks) {
+		r = check_dirs_trusted(path, diag);
+		if (r < 0)
+			goto out;
+	}
+	if ((unsigned long long)st.st_size > NS_CONFIG_MAX_FILE) {
+		ns_diag_report(diag, NS_ERROR, path, 0, 0, "larger than %u bytes",
+			       NS_CONFIG_MAX_FILE);
+		r = -E2BIG;
+		goto out;
+	}
+	cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf) {
+		r = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			char *nb;
+
+			if (cap > NS_CONFIG_MAX_FILE) {
+				ns_diag_report(diag, NS_ERROR, path, 0, 0, "larger than %u bytes",
+					       NS_CONFIG_MAX_FILE);
+				r = -E2BIG;
+				goto out;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = -errno;
+			ns_diag_report(diag, NS_ERROR, path, 0, 0, "cannot read: %s",
+				       strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	*ret_len = len;
+	buf = NULL;
+	r = 0;
+out:
+	free(buf);
+	close(fd);
+	return r;
+}
+
+static int load_file(struct ns_config *cfg, const char *path, const char *conf_d, unsigned flags,
+		     bool trust_checks, struct ns_diag *diag)
+{
+	char *text;
+	size_t len;
+	int r = read_file(path, trust_checks, diag, &text, &len);
+
+	if (r < 0)
+		return r;
+	r = ns_config_parse_text(cfg, path, text, len, conf_d, flags, diag);
+	free(text);
+	return r;
+}
+
+struct dropin {
+	char *name;
+	const char *dir;
+};
+
+static int dropin_cmp(const void *a, const void *b)
+{
+	const struct dropin *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	/* Same name: the /etc one (listed first, so lower index) sorts first. */
+	return c ? c : (x->dir < y->dir ? -1 : x->dir > y->dir);
+}
+
+static int list_dropins(const char *dir, struct dropin **list, size_t *n, size_t *cap)
+{
+	DIR *d;
+	struct dirent *de;
+	int fd;
+
+	if (!dir)
+		return 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+
+		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
+			continue;
+		if (*n == *cap) {
+			size_t nc = *cap ? *cap * 2 : 8;
+			struct dropin *nl = realloc(*list, nc * sizeof(*nl));
+
+			if (!nl) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*list = nl;
+			*cap = nc;
+		}
+		(*list)[*n].name = strdup(de->d_name);
+		(*list)[*n].dir = dir;
+		if (!(*list)[*n].name) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+int ns_config_load(struct ns_config *cfg, const struct ns_config_paths *paths, unsigned flags,
+		   struct ns_diag *diag)
+{
+	const char *main_file =
+		paths->main_file ? paths->main_file : NS_SYSCONF_DIR "/namespace.conf";
+	const char *vendor_file = paths->no_vendor     ? NULL
+				  : paths->vendor_file ? paths->vendor_file
+						       : NS_VENDOR_DIR "/namespace.conf";
+	const char *conf_d = paths->conf_d ? paths->conf_d : NS_SYSCONF_DIR "/namespace.d";
+	const char *vendor_d = paths->no_vendor	 ? NULL
+			       : paths->vendor_d ? paths->vendor_d
+						 : NS_VENDOR_DIR "/namespace.d";
+	bool trust = !paths->skip_trust_checks;
+	struct ns_config c = {0};
+	struct dropin *list = NULL;
+	size_t n = 0, cap = 0;
+	int r, first_error = 0;
+
+	r = load_file(&c, main_file, conf_d, flags, trust, diag);
+	if (r == -ENOENT && vendor_file)
+		r = load_file(&c, vendor_file, conf_d, flags, trust, diag);
+	if (r == -ENOENT) {
+		if (vendor_file)
+			ns_diag_report(diag, NS_ERROR, main_file, 0, 0,
+				       "no configuration: neither %s nor %s exists", main_file,
+				       vendor_file);
+		else
+			ns_diag_report(diag, NS_ERROR, main_file, 0, 0,
+				       "no configuration: %s does not exist", main_file);
+		goto out;
+	}
+	if (r == -ENOMEM || r == -E2BIG)
+		goto out;
+	first_error = r;
+
+	/* conf_d is listed first: on equal names its entry sorts first and wins. */
+	r = list_dropins(conf_d, &list, &n, &cap);
+	if (r == 0 && vendor_d)
+		r = list_dropins(vendor_d, &list, &n, &cap);
+	if (r < 0) {
+		ns_diag_report(diag, NS_ERROR, conf_d, 0, 0, "cannot list: %s", strerror(-r));
+		goto out;
+	}
+	if (n > 1)
+		qsort(list, n, sizeof(*list), dropin_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char *path;
+
+		if (i > 0 && strcmp(list[i].name, list[i - 1].name) == 0)
+			continue; /* hidden by the one in /etc */
+		if (asprintf(&path, "%s/%s", list[i].dir, list[i].name) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		r = load_file(&c, path, conf_d, flags, trust, diag);
+		free(path);
+		if (r == -ENOENT)
+			r = 0; /* removed while we listed */
+		if (r == -ENOMEM || r == -E2BIG)
+			goto out;
+		if (r < 0 && first_error == 0)
+			first_error = r;
+	}
+	r = first_error;
+out:
+	for (size_t i = 0; i < n; i++)
+		free(list[i].name);
+	free(list);
+	if (r < 0) {
+		ns_config_free(&c);
+		return r;
+	}
+	ns_config_free(cfg);
+	*cfg = c;
+	return 0;
+}
