@@ -373,7 +373,7 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	char *const envp[] = {NULL};
 	struct sigaction sa_dfl = {.sa_handler = SIG_DFL}, sa_old;
 	struct stat st;
-	int sfd, status, k;
+	int sfd, status = 0, k;
 	pid_t pid;
 
 	sfd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);

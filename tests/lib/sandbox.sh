@@ -114,8 +114,8 @@ sb_have_pidns() {
 	unshare --mount --pid --fork --mount-proc --kill-child true 2>/dev/null
 }
 
-# Re-execute the calling script inside a fresh sandbox, or set the sandbox up
-# when already inside. Exits 77 when not root or when namespaces are denied.
+# Re-execute the calling script (or $SB_SCRIPT) inside a fresh sandbox, or
+# set the sandbox up when already inside. Exits 77 when not root or when namespaces are denied.
 sandbox_enter() {
 	if [[ -n "${SB_INSIDE:-}" ]]; then
 		sb_setup
@@ -125,7 +125,7 @@ sandbox_enter() {
 	command -v unshare >/dev/null || skip "unshare(1) is not installed"
 	unshare --mount --propagation private true 2>/dev/null ||
 		skip "cannot create a mount namespace here"
-	local script="${BASH_SOURCE[-1]}"
+	local script="${SB_SCRIPT:-${BASH_SOURCE[-1]}}"
 	local -a flags=(--mount --propagation private --fork --kill-child)
 	if sb_have_pidns; then
 		flags+=(--pid --mount-proc)
@@ -175,6 +175,7 @@ sb_setup() {
 	# the directories they were built in.
 	install -m 0644 "$NS_MODULE" "$SB_DIR/bin/pam_namespace.so"
 	NS_MODULE=$SB_DIR/bin/pam_namespace.so
+	NS_DRIVER=${NS_DRIVER:-}
 	if [[ -x "$NS_DRIVER" ]]; then
 		install -m 0755 "$NS_DRIVER" "$SB_DIR/bin/pam_driver"
 		NS_DRIVER=$SB_DIR/bin/pam_driver

@@ -118,7 +118,7 @@ static void test_unknown_method(void **state)
 
 	assert_int_equal(parse(&c, "/tmp /tmp/i/ user\n/var/tmp  /var/tmp/i/  bogus:noinit\n", 0),
 			 -EINVAL);
-	assert_reported("namespace.conf:2:23: error: unknown method \"bogus\"");
+	assert_reported("namespace.conf:2:24: error: unknown method \"bogus\"");
 	ns_config_free(&c);
 }
 
