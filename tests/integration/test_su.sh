@@ -6,9 +6,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
-sandbox_enter "$@"
 # shellcheck source=private_tmp.sh
 . "$here/private_tmp.sh"
+sandbox_enter "$@"
 
 check_private_tmp sandbox_su
 
