@@ -18,6 +18,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -26,6 +27,40 @@
 #include "sys.h"
 
 #define KN_MAX_SYMLINKS 40
+
+/*
+ * Inside a directory a user owns, name-based operations run with that
+ * user's filesystem identity: the kernel then checks them as it would the
+ * user's own, so even a race we failed to see cannot reach anything the
+ * user could not, and root_squash NFS homes work. setfsuid() to a non-zero
+ * uid also drops the filesystem capabilities for the call.
+ */
+struct fsid_saved {
+	bool active;
+	uid_t uid;
+	gid_t gid;
+};
+
+static struct fsid_saved as_owner_of(int dirfd)
+{
+	struct fsid_saved s = {0};
+	struct stat st;
+
+	if (fstat(dirfd, &st) < 0 || st.st_uid == 0 || geteuid() != 0)
+		return s;
+	s.gid = (gid_t)setfsgid(st.st_gid);
+	s.uid = (uid_t)setfsuid(st.st_uid);
+	s.active = true;
+	return s;
+}
+
+static void fsid_restore(const struct fsid_saved *s)
+{
+	if (!s->active)
+		return;
+	(void)setfsuid(s->uid);
+	(void)setfsgid(s->gid);
+}
 
 static bool st_trusted(const struct stat *st, bool allow_sticky)
 {
@@ -136,7 +171,10 @@ restart:
 		if (*p == '\0')
 			break;
 		if (!trusted && kn_features()->openat2) {
+			struct fsid_saved ids = as_owner_of(fd);
+
 			nfd = openat2_beneath(fd, p);
+			fsid_restore(&ids);
 			if (nfd < 0) {
 				r = nfd;
 				goto out_fd;
@@ -161,7 +199,14 @@ restart:
 			goto out_fd;
 		}
 
-		nfd = kn_open_child_dir(fd, name);
+		if (trusted) {
+			nfd = kn_open_child_dir(fd, name);
+		} else {
+			struct fsid_saved ids = as_owner_of(fd);
+
+			nfd = kn_open_child_dir(fd, name);
+			fsid_restore(&ids);
+		}
 		if (nfd == -ELOOP && trusted) {
 			char target[PATH_MAX];
 			struct stat st;
@@ -249,26 +294,35 @@ int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
 }
 
 /*
- * The new directory is made with mode 000 so nobody but root can use it
- * before it has its final owner, then opened without following links and
- * checked to be the one just made (in an untrusted parent a user could
- * have raced a link into its place) before chown and chmod by descriptor.
+ * In a root-owned parent the new directory is made with mode 000, so nobody
+ * but root can use it before it has its final owner. In a user's directory
+ * it is made as that user (mode 0700: the user must be able to open it) and
+ * opened without following links, so a raced-in link or directory is
+ * refused. Either way it is checked to be the one just made, then owner and
+ * mode are set on the descriptor (chown before chmod, so set-id bits stay).
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
 {
+	struct fsid_saved ids = as_owner_of(dirfd);
+	uid_t want_uid = ids.active ? (uid_t)setfsuid((uid_t)-1) : geteuid();
 	struct stat st;
 	int fd, r;
 
-	if (mkdirat(dirfd, name, 0) < 0)
-		return -errno;
+	if (mkdirat(dirfd, name, ids.active ? 0700 : 0) < 0) {
+		r = -errno;
+		fsid_restore(&ids);
+		return r;
+	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	r = fd < 0 ? not_a_dir_error(dirfd, name, errno) : 0;
+	fsid_restore(&ids);
 	if (fd < 0)
-		return not_a_dir_error(dirfd, name, errno);
+		return r;
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
 		goto fail;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 07777) != 0) {
+	if (st.st_uid != want_uid || (st.st_mode & 07077) != 0) {
 		r = -EEXIST;
 		goto fail;
 	}
@@ -308,8 +362,11 @@ static int remove_contents(int dfd, dev_t dev, unsigned depth)
 			continue;
 		}
 		if (!S_ISDIR(st.st_mode)) {
+			struct fsid_saved ids = as_owner_of(dirfd(d));
+
 			if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0)
 				r = -errno;
+			fsid_restore(&ids);
 			continue;
 		}
 		if (st.st_dev != dev) {

@@ -48,7 +48,10 @@ else
 	assert_log_contains "/tmp/tmp-inst" "parent owned by alice"
 fi
 
-sb_note "the same parent with ignore_instance_parent_mode"
+sb_note "alice's own parent (mode 700) with ignore_instance_parent_mode"
+# Inside a directory a user owns the module works as that user, so the
+# parent must be one alice herself could create the instance in.
+chmod 700 /tmp/tmp-inst
 sandbox_pam_args ignore_instance_parent_mode
 out=$(sandbox_su alice 'ls -A1 /tmp; echo RAN') || fail "su with ignore_instance_parent_mode: $out"
 assert_eq "RAN" "$out" "su with ignore_instance_parent_mode"
