@@ -81,6 +81,13 @@ static void log_failure(pam_handle_t *pamh, const struct ns_failure *f)
 			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "");
 }
 
+/* SPEC 7: setup and configuration failures are session errors; running out of memory is internal.
+ */
+static int pam_code(int r)
+{
+	return r == -ENOMEM ? PAM_SYSTEM_ERR : PAM_SESSION_ERR;
+}
+
 struct lookup_data {
 	pam_handle_t *pamh;
 };
@@ -257,7 +264,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		if (asprintf(&init, "%s/namespace.init", args.config_dir) < 0)
 			init = NULL;
 		if (!main_file || !conf_d || !init) {
-			ret = PAM_BUF_ERR;
+			ret = PAM_SYSTEM_ERR;
 			goto out;
 		}
 	}
@@ -269,7 +276,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	r = ns_config_load(&cfg, &paths, args.ignore_config_error ? NS_CONFIG_IGNORE_ERRORS : 0,
 			   &diag);
 	if (r < 0) {
-		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		ret = pam_code(r);
 		goto out;
 	}
 
@@ -300,13 +307,13 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	};
 	r = ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag);
 	if (r < 0) {
-		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		ret = pam_code(r);
 		goto out;
 	}
 	if (args.unmnt_remnt || args.unmnt_only) {
 		r = plan_original_user(pamh, &cfg, &u, &lookup, &popts, &diag, &undo);
 		if (r < 0) {
-			ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+			ret = pam_code(r);
 			goto out;
 		}
 		if (args.unmnt_only)
@@ -319,9 +326,19 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 
+	if (g.debug)
+		for (size_t i = 0; i < plan.n_entries; i++) {
+			const struct ns_plan_entry *e = &plan.entries[i];
+
+			pam_syslog(pamh, LOG_DEBUG, "%s:%u: plan: %s on %s, instance %s, init %s",
+				   e->rule->file, e->rule->line, ns_method_to_string(e->method),
+				   e->polydir, e->instance ? e->instance : "tmpfs",
+				   e->init_script ? e->init_script : "none");
+		}
+
 	sess = calloc(1, sizeof(*sess));
 	if (!sess) {
-		ret = PAM_BUF_ERR;
+		ret = PAM_SYSTEM_ERR;
 		goto out;
 	}
 	struct ns_apply_opts aopts = {
@@ -336,7 +353,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
 	if (r < 0) {
 		log_failure(pamh, &fail);
-		ret = r == -ENOMEM ? PAM_BUF_ERR : PAM_SESSION_ERR;
+		ret = pam_code(r);
 		goto out;
 	}
 	r = pam_set_data(pamh, NS_DATA_SESSION, sess, session_cleanup);
