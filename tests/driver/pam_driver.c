@@ -2,18 +2,22 @@
 /*
  * pam_driver: a small, real PAM client for the integration tests.
  *
- *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME]
+ *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] [--show-ns]
  *              SERVICE USER [-- CMD ARGS...]
  *
  * Opens a PAM session for USER on SERVICE, runs CMD (if given) in a child so
  * that it sees the session's mount namespace, then closes the session. The
  * conversation refuses every prompt: a session module must not ask.
+ * --show-ns prints "mnt_ns=<namespace>" after pam_open_session, whether it
+ * succeeded or not, so a test can see where a failed open left the process.
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,8 +70,23 @@ static int conversation(int n, const struct pam_message **msg, struct pam_respon
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME]\n"
+	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
+		   "[--show-ns]\n"
 		   "                  SERVICE USER [-- CMD ARGS...]\n");
+}
+
+static void show_ns(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/ns/mnt", buf, sizeof(buf) - 1);
+
+	if (n < 0) {
+		fprintf(stderr, "pam_driver: /proc/self/ns/mnt: %s\n", strerror(errno));
+		return;
+	}
+	buf[n] = '\0';
+	printf("mnt_ns=%s\n", buf);
+	fflush(stdout);
 }
 
 /* The child: the PAM environment on top of ours, then CMD. */
@@ -114,17 +133,16 @@ static int run_command(pam_handle_t *pamh, char **cmd)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"confdir", required_argument, NULL, 'c'},
-		{"env", required_argument, NULL, 'e'},
-		{"ruser", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
+		{"confdir", required_argument, NULL, 'c'}, {"env", required_argument, NULL, 'e'},
+		{"ruser", required_argument, NULL, 'r'},   {"show-ns", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},	   {0},
 	};
 	struct pam_conv conv = {.conv = conversation};
 	const char *confdir = NULL, *ruser = NULL, *service, *user;
 	const char *env[MAX_ENV];
 	pam_handle_t *pamh = NULL;
 	int nenv = 0, opt, r, rc = 0, i;
+	bool show = false;
 	char **cmd = NULL;
 
 	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
@@ -141,6 +159,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			ruser = optarg;
+			break;
+		case 's':
+			show = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -181,6 +202,8 @@ int main(int argc, char **argv)
 	}
 
 	r = pam_open_session(pamh, 0);
+	if (show)
+		show_ns();
 	if (r != PAM_SUCCESS) {
 		fprintf(stderr, "pam_open_session: %s\n", pam_strerror(pamh, r));
 		pam_end(pamh, r);
