@@ -538,11 +538,7 @@ static void rechdir(const struct ns_plan *plan)
 	if (!cwd)
 		return;
 	for (size_t i = 0; i < plan->n_entries; i++) {
-		const char *p = plan->entries[i].polydir;
-		size_t n = strlen(p);
-
-		/* A proper prefix test: /tmpfoo is not inside /tmp. */
-		if (strncmp(cwd, p, n) == 0 && (cwd[n] == '\0' || cwd[n] == '/')) {
+		if (ns_path_inside(cwd, plan->entries[i].polydir)) {
 			if (chdir(cwd) < 0)
 				(void)chdir("/");
 			break;

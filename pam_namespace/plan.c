@@ -37,6 +37,15 @@ char *ns_expand_variables(const char *s, const struct ns_user *user)
 	return out;
 }
 
+bool ns_path_inside(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
 static void entry_free(struct ns_plan_entry *e)
 {
 	free(e->polydir);

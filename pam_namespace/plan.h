@@ -82,6 +82,12 @@ int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struc
 void ns_plan_free(struct ns_plan *plan);
 
 /*
+ * Whether path is dir or below it, by whole components: /tmpfoo is not
+ * inside /tmp (Linux-PAM compared bare prefixes).
+ */
+bool ns_path_inside(const char *path, const char *dir);
+
+/*
  * Substitute $HOME and $USER (matched as prefixes after a '$', as Linux-PAM
  * does) in s. Returns a new string or NULL on allocation failure.
  */

@@ -348,6 +348,16 @@ static void test_long_instance_hashed(void **state)
 	ns_plan_free(&p);
 }
 
+static void test_path_inside(void **state)
+{
+	assert_true(ns_path_inside("/tmp", "/tmp"));
+	assert_true(ns_path_inside("/tmp/x/y", "/tmp"));
+	assert_false(ns_path_inside("/tmpfoo", "/tmp"));
+	assert_false(ns_path_inside("/tm", "/tmp"));
+	assert_false(ns_path_inside("/var/tmp", "/tmp"));
+	assert_true(ns_path_inside("/anything", "/"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +375,7 @@ int main(void)
 		cmocka_unit_test(test_ignore_errors_skips_line),
 		cmocka_unit_test(test_bad_user_refused),
 		cmocka_unit_test(test_long_instance_hashed),
+		cmocka_unit_test(test_path_inside),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
