@@ -14,6 +14,9 @@
 #
 #   NS_MODULE  the PAM module under test (default: build/pam_namespace/pam_namespace.so)
 #   NS_DRIVER  the PAM driver program (default: build/tests/driver/pam_driver)
+#   NS_PROBE   tests/driver/ns_probe, where a test uses it
+#   (all three are copied into the sandbox, so they stay reachable wherever
+#   they were built)
 #
 # Run directly, "sandbox.sh COMMAND ARGS..." runs COMMAND inside a sandbox
 # (COMMAND may source this file again for the helpers).
@@ -134,6 +137,10 @@ sandbox_enter() {
 	export NS_MODULE NS_DRIVER
 	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/pam_namespace.so}")
 	NS_DRIVER=$(sb_abspath "${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}")
+	if [[ -n "${NS_PROBE:-}" ]]; then
+		export NS_PROBE
+		NS_PROBE=$(sb_abspath "$NS_PROBE")
+	fi
 	[[ -f "$NS_MODULE" ]] || fail "no module at $NS_MODULE (set NS_MODULE)"
 	exec unshare "${flags[@]}" bash "$script" "$@"
 }
@@ -179,6 +186,10 @@ sb_setup() {
 	if [[ -x "$NS_DRIVER" ]]; then
 		install -m 0755 "$NS_DRIVER" "$SB_DIR/bin/pam_driver"
 		NS_DRIVER=$SB_DIR/bin/pam_driver
+	fi
+	if [[ -x "${NS_PROBE:-}" ]]; then
+		install -m 0755 "$NS_PROBE" "$SB_DIR/bin/ns_probe"
+		NS_PROBE=$SB_DIR/bin/ns_probe
 	fi
 
 	# login(1) writes wtmp, btmp and lastlog; let it write to nowhere.
