@@ -71,6 +71,13 @@ int kn_open_dir(const char *path, bool *ret_trusted);
  */
 int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted);
 
+/*
+ * 1 if every directory above the last component of path is root-owned and
+ * not writable by group or others, a root-owned sticky directory such as
+ * /tmp being fine; 0 if not; a negative errno if path cannot be resolved.
+ */
+int kn_path_parents_safe(const char *path);
+
 /* Open name under dirfd as a directory, never following a symlink. */
 int kn_open_child_dir(int dirfd, const char *name);
 

@@ -134,7 +134,7 @@ static char *link_splice(const char *target, const char *rest)
 	return s;
 }
 
-static int walk(const char *path, bool *ret_trusted)
+static int walk(const char *path, bool allow_sticky, bool *ret_trusted)
 {
 	char *todo = NULL, *next;
 	const char *p;
@@ -155,7 +155,7 @@ restart:
 		r = -errno;
 		goto out;
 	}
-	r = kn_fd_is_trusted(fd, false);
+	r = kn_fd_is_trusted(fd, allow_sticky);
 	if (r < 0)
 		goto out_fd;
 	trusted = r;
@@ -247,7 +247,7 @@ restart:
 		close(fd);
 		fd = nfd;
 		if (trusted) {
-			r = kn_fd_is_trusted(fd, false);
+			r = kn_fd_is_trusted(fd, allow_sticky);
 			if (r < 0)
 				goto out_fd;
 			trusted = r;
@@ -268,7 +268,7 @@ out:
 
 int kn_open_dir(const char *path, bool *ret_trusted)
 {
-	return walk(path, ret_trusted);
+	return walk(path, false, ret_trusted);
 }
 
 int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
@@ -286,11 +286,31 @@ int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(dir, ret_trusted);
+	fd = walk(dir, false, ret_trusted);
 	free(dir);
 	if (fd >= 0)
 		*ret_name = name;
 	return fd;
+}
+
+int kn_path_parents_safe(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	bool trusted = false;
+	char *dir;
+	int fd;
+
+	if (!slash || path[0] != '/')
+		return -EINVAL;
+	dir = slash == path ? strdup("/") : strndup(path, slash - path);
+	if (!dir)
+		return -ENOMEM;
+	fd = walk(dir, true, &trusted);
+	free(dir);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return trusted;
 }
 
 /*

@@ -303,17 +303,10 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 	return fd;
 }
 
-/* SPEC 5 argument: every component above the last root-owned, not writable (sticky fine). */
+/* SPEC 5 arguments 5 and 6: is the path above the last component safe? */
 static const char *parents_trusted(const char *path)
 {
-	const char *name;
-	bool trusted = false;
-	int fd = kn_open_parent(path, &name, &trusted);
-
-	if (fd < 0)
-		return "0";
-	close(fd);
-	return trusted ? "1" : "0";
+	return kn_path_parents_safe(path) == 1 ? "1" : "0";
 }
 
 static int wait_child(pid_t pid, unsigned timeout_s, int *ret_status)
