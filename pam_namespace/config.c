@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "naming.h"
 #include "ns-build.h"
 
 #define NS_CONFIG_MAX_FILE (64u * 1024 * 1024)
@@ -133,25 +134,14 @@ static int split_fields(struct line_ctx *lc, const char *s, size_t len, struct f
 	}
 }
 
-/* polydir and instance_prefix: absolute (or starting with $HOME/$USER), no "..". */
 static int check_path_field(struct line_ctx *lc, const char *what, const struct field *f)
 {
-	const char *t = f->text;
+	const char *problem;
+	int r = ns_path_check(f->text, true, &problem);
 
-	if (t[0] != '/' && strncmp(t, "$HOME", 5) != 0 && strncmp(t, "$USER", 5) != 0) {
-		line_error(lc, f->column, "%s \"%s\" is not an absolute path", what, t);
-		return -EINVAL;
-	}
-	if (strlen(t) >= PATH_MAX) {
-		line_error(lc, f->column, "%s is longer than %d bytes", what, PATH_MAX - 1);
-		return -ENAMETOOLONG;
-	}
-	for (const char *p = t; (p = strstr(p, "..")); p += 2)
-		if ((p == t || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
-			line_error(lc, f->column, "%s \"%s\" contains \"..\"", what, t);
-			return -EINVAL;
-		}
-	return 0;
+	if (r < 0)
+		line_error(lc, f->column, "%s \"%s\" %s", what, f->text, problem);
+	return r;
 }
 
 /* create=mode,owner,group: the mode is octal (Linux-PAM read 755 as decimal). */

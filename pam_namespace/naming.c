@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 #include <errno.h>
+#include <limits.h>
 #include <md5.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,25 @@ int ns_user_name_valid(const char *name)
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 		if (*p == '/' || *p < 0x20 || *p == 0x7f)
 			return -EINVAL;
+	return 0;
+}
+
+int ns_path_check(const char *path, bool allow_vars, const char **ret_problem)
+{
+	if (path[0] != '/' &&
+	    !(allow_vars && (strncmp(path, "$HOME", 5) == 0 || strncmp(path, "$USER", 5) == 0))) {
+		*ret_problem = "is not an absolute path";
+		return -EINVAL;
+	}
+	if (strlen(path) >= PATH_MAX) {
+		*ret_problem = "is longer than 4095 bytes";
+		return -ENAMETOOLONG;
+	}
+	for (const char *p = path; (p = strstr(p, "..")); p += 2)
+		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
+			*ret_problem = "contains \"..\"";
+			return -EINVAL;
+		}
 	return 0;
 }
 

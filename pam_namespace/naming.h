@@ -8,6 +8,14 @@
 #define NS_NAME_MAX_LEN	  80
 #define NS_NAME_HASH_KEEP 47
 
+/*
+ * SPEC 1: polydir and instance_prefix are absolute (with allow_vars, a
+ * leading $HOME or $USER counts, for text not yet expanded), hold no ".."
+ * component and fit in PATH_MAX. Returns 0, or -EINVAL / -ENAMETOOLONG with
+ * *ret_problem saying what is wrong ("is not an absolute path" ...).
+ */
+int ns_path_check(const char *path, bool allow_vars, const char **ret_problem);
+
 /* Returns 0 when name can be used to build paths (SPEC section 8). */
 int ns_user_name_valid(const char *name);
 

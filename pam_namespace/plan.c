@@ -98,29 +98,17 @@ static bool rule_applies(const struct ns_rule *r, const struct ns_user *user,
 	return r->users_only ? listed : !listed;
 }
 
-/* SPEC 1: absolute, no ".." component, not too long, once expanded. */
+/* SPEC 1 again once expanded: $HOME itself could hold "..". */
 static int check_path(const struct ns_rule *r, const char *what, const char *path,
 		      struct ns_diag *diag)
 {
-	const char *p;
+	const char *problem;
+	int k = ns_path_check(path, false, &problem);
 
-	if (path[0] != '/') {
-		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
-			       "%s \"%s\" is not an absolute path", what, path);
-		return -EINVAL;
-	}
-	if (strlen(path) >= PATH_MAX) {
-		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0, "%s is longer than %d bytes",
-			       what, PATH_MAX - 1);
-		return -ENAMETOOLONG;
-	}
-	for (p = path; (p = strstr(p, "..")); p += 2)
-		if ((p == path || p[-1] == '/') && (p[2] == '/' || p[2] == '\0')) {
-			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
-				       "%s \"%s\" contains \"..\"", what, path);
-			return -EINVAL;
-		}
-	return 0;
+	if (k < 0)
+		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0, "%s \"%s\" %s", what, path,
+			       problem);
+	return k;
 }
 
 static char *concat(const char *a, const char *b)
