@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# pam_namespace_helper at boot: creates the missing instance parents of every
+# line (main file and namespace.d), root-owned mode 000, leaves per-user and
+# tmpfs lines alone, reports a wrong existing parent, and the module then
+# works without anyone running mkdir.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/sandbox.sh
+. "$here/../lib/sandbox.sh"
+sandbox_enter "$@"
+
+helper=${NS_HELPER:?NS_HELPER names the built pam_namespace_helper}
+
+# shellcheck disable=SC2016 # $HOME is for the module to expand
+sandbox_conf '/tmp     /tmp/tmp-inst/      user root
+$HOME    $HOME/.inst/        user root
+/srv     -                   tmpfs root'
+sandbox_conf_d 10-var.conf '/var/tmp /var/tmp/tmp-inst/ user:noinit root'
+out=$("$helper" --verbose 2>&1) || fail "helper: $out"
+assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/tmp-inst)" "/tmp/tmp-inst"
+assert_eq "0000 root" "$(stat -c '%04a %U' /var/tmp/tmp-inst)" "/var/tmp/tmp-inst from namespace.d"
+assert_contains "$out" "depends on the user" "the \$HOME line is left to the module"
+
+sb_note "a second run changes nothing"
+out=$("$helper" --verbose 2>&1) || fail "second run: $out"
+assert_contains "$out" "/tmp/tmp-inst: exists, root, mode 0000" "second run"
+
+sb_note "the module works on what the helper made"
+out=$(sandbox_su alice 'echo hi >/tmp/f; ls -A /tmp') || fail "su: $out"
+assert_eq "f" "$out" "alice's /tmp"
+assert_file /tmp/tmp-inst/alice/f "alice's instance"
+
+sb_note "a wrong existing parent is reported"
+chmod 0755 /var/tmp/tmp-inst
+out=$("$helper" 2>&1) || fail "helper with a wrong parent: $out"
+assert_contains "$out" "10-var.conf:1: warning: instance parent /var/tmp/tmp-inst" "warning"
+assert_eq "755" "$(stat -c '%a' /var/tmp/tmp-inst)" "the helper does not change it"
+sb_note "ok"
