@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# A user races the module: while sessions open in a loop, alice swaps a
+# directory on the module's path with a symlink to a root-owned victim
+# directory, with renameat2(RENAME_EXCHANGE) as fast as she can. Whatever
+# the timing, nothing may be mounted on, created in or changed in the
+# victim: zero escapes. Sessions that lose the race fail; that is fine.
+# shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/sandbox.sh
+. "$here/../lib/sandbox.sh"
+sandbox_enter "$@"
+attacker=${NS_ATTACKER:?NS_ATTACKER names the built attacker}
+rounds=${NS_RACE_SESSIONS:-300}
+
+# Two victims: a root directory, and one with mode 000 that would pass
+# the instance parent check if the module were fooled into it.
+install -d -m 0755 /srv /srv/victim
+install -d -m 0000 /srv/victim000
+echo precious >/srv/victim/file
+victim_state() {
+	stat -c '%u %g %a %i' "$1"
+	ls -lAn --time-style=+ "$1"
+}
+
+# race NAME VICTIM CONF: alice swaps /home/alice/NAME (a directory) with a
+# link to VICTIM while $rounds sessions open; counts sessions and escapes.
+race() {
+	local name=$1 victim=$2 conf=$3 ok=0 failed=0 escapes=0 i out swaps before
+	before=$(victim_state "$victim")
+	install -d -o alice -g alice -m 0755 "/home/alice/$name"
+	ln -sfn "$victim" "/home/alice/$name-link"
+	chown -h alice:alice "/home/alice/$name-link"
+	sandbox_conf "$conf"
+	"$attacker" 2001 2001 "/home/alice/$name" "/home/alice/$name-link" >"$SB_OUT/swaps" &
+	local apid=$!
+	for ((i = 0; i < rounds; i++)); do
+		if out=$(sandbox_driver ns-driver alice -- \
+			awk -v v="$victim" '$5 == v { print "MOUNTED" }' /proc/self/mountinfo); then
+			ok=$((ok + 1))
+		else
+			failed=$((failed + 1))
+		fi
+		[[ "$out" == *MOUNTED* ]] && escapes=$((escapes + 1))
+	done
+	kill "$apid"
+	wait "$apid" 2>/dev/null || true
+	swaps=$(cat "$SB_OUT/swaps")
+	sb_note "$name: $rounds sessions ($ok opened, $failed refused) against $swaps swaps, escapes: $escapes"
+	[[ $swaps -gt 10000 ]] || fail "$name: only $swaps swaps: the race means nothing"
+	assert_eq 0 "$escapes" "$name: sessions that mounted on the victim"
+	assert_eq "$before" "$(victim_state "$victim")" "$name: the victim directory"
+	assert_eq 0 "$(sandbox_mounts_at "$victim")" "$name: mounts on the victim"
+}
+
+sb_note "the polydir under alice's home is swapped with a link"
+race poly /srv/victim "/home/alice/poly /tmp/tmp-inst/ user:noinit root"
+
+sb_note "the instance parent under alice's home is swapped with a link"
+race inst /srv/victim000 "/tmp /home/alice/inst/ user:noinit root"
+
+sb_note "the instance itself is swapped with a link"
+install -d -m 000 /tmp/tmp-inst
+sandbox_pam_args ignore_instance_parent_mode
+install -d -o alice -g alice -m 0755 /home/alice/parent
+race parent/alice /srv/victim "/tmp /home/alice/parent/ user:noinit root"
+sandbox_pam_args
+sb_note "ok"
