@@ -454,7 +454,7 @@ sandbox_log_sync() {
 # Messages logged by pam_namespace so far.
 sandbox_log() {
 	sandbox_log_sync
-	grep -F 'pam_namespace' "$SB_LOG" || true
+	grep -aF 'pam_namespace' "$SB_LOG" || true
 }
 
 sandbox_log_clear() {

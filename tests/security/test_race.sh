@@ -11,6 +11,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
 sandbox_enter "$@"
+# The victims live on a tmpfs of the sandbox, never on the host's /srv.
+mount -t tmpfs -o mode=0755 ns-victims /srv
 attacker=${NS_ATTACKER:?NS_ATTACKER names the built attacker}
 rounds=${NS_RACE_SESSIONS:-300}
 

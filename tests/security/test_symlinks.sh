@@ -9,6 +9,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
 sandbox_enter "$@"
+# The victims live on a tmpfs of the sandbox, never on the host's /srv.
+mount -t tmpfs -o mode=0755 ns-victims /srv
 
 install -d -m 0755 /srv /srv/victim
 install -d -m 0000 /srv/victim000
@@ -76,14 +78,14 @@ assert_eq "$victim" "$(state /srv/victim)" "tmpdir removal: /srv/victim"
 assert_eq precious "$(cat /srv/victim/file)" "tmpdir removal: the victim's file"
 
 sb_note "legitimate: a root-owned symlink on the way to \$HOME"
-install -d -m 0755 /srv/users
-install -d -o carol -g carol -m 0700 /srv/users/carol
-ln -s /srv/users /users
-awk -F: -v OFS=: '$1 == "carol" { $6 = "/users/carol" } 1' /etc/passwd >"$SB_OUT/passwd"
+install -d -m 0755 /srv/real-users
+install -d -o carol -g carol -m 0700 /srv/real-users/carol
+ln -s /srv/real-users /srv/users
+awk -F: -v OFS=: '$1 == "carol" { $6 = "/srv/users/carol" } 1' /etc/passwd >"$SB_OUT/passwd"
 cat "$SB_OUT/passwd" >/etc/passwd
 install -d -m 000 /srv/home-inst
 sandbox_conf '$HOME /srv/home-inst/ user:noinit root'
-out=$(sandbox_driver ns-driver carol -- sh -c 'touch /users/carol/in-session; awk '"'"'$5 == "/srv/users/carol" { print "mounted" }'"'"' /proc/self/mountinfo') ||
+out=$(sandbox_driver ns-driver carol -- sh -c 'touch /srv/users/carol/in-session; awk '"'"'$5 == "/srv/real-users/carol" { print "mounted" }'"'"' /proc/self/mountinfo') ||
 	fail "carol's session: $out"
 assert_eq mounted "$out" "carol's home instance is mounted"
 assert_file /srv/home-inst/carol/in-session "carol's file, in her instance"
