@@ -3,54 +3,152 @@
  * pam_namespace_check: read the configuration exactly as the module does
  * (main file or vendor fallback, namespace.d, trust checks), report every
  * problem as FILE:LINE:COLUMN: severity: message, and with --user print the
- * plan the module would apply for that user. It changes nothing.
+ * plan the module would apply for that user, with what it would find on
+ * disk. It changes nothing: directories are only opened O_PATH, with the
+ * module's own resolution (kernel/), so a symlink the module would refuse
+ * is refused here too.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "config.h"
+#include "kernel.h"
 #include "naming.h"
 #include "ns-build.h"
 #include "plan.h"
+#include "selinux.h"
+#include "session-setup.h"
 
-struct json_diag {
-	FILE *mem; /* --json: the diagnostics as JSON array members */
-	unsigned n;
+static const char *progname = "pam_namespace_check";
+
+struct checker {
+	FILE *json; /* --json: the diagnostics as JSON array members, or NULL */
+	unsigned n_json;
+	bool ignore_instance_parent_mode;
+	struct ns_diag diag;
 };
 
+/* What --user found for one entry; every string is allocated. */
+struct view {
+	char *polydir;
+	char *parent;
+	char *instance;
+	char *init;
+	bool would_fail;
+};
+
+__attribute__((noreturn)) static void out_of_memory(void)
+{
+	fprintf(stderr, "%s: out of memory\n", progname);
+	exit(1);
+}
+
+__attribute__((format(printf, 1, 2))) static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, f);
+	n = vasprintf(&s, f, ap);
+	va_end(ap);
+	if (n < 0)
+		out_of_memory();
+	return s;
+}
+
+/* Length of the valid UTF-8 sequence at p, 0 if there is none. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/*
+ * A JSON string. Paths are bytes and need not be UTF-8, JSON text must be:
+ * a byte that is not part of valid UTF-8 becomes U+FFFD.
+ */
 static void json_string(FILE *f, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
 	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (n == 0) {
+			fputs("\\ufffd", f);
+			p++;
+		} else if (*p == '"' || *p == '\\') {
+			fprintf(f, "\\%c", *p++);
+		} else if (*p == '\n') {
+			fputs("\\n", f);
+			p++;
+		} else if (*p == '\t') {
+			fputs("\\t", f);
+			p++;
+		} else if (*p < 0x20 || *p == 0x7f) {
+			fprintf(f, "\\u%04x", *p++);
+		} else {
+			fwrite(p, 1, n, f);
+			p += n;
+		}
 	}
 	fputc('"', f);
 }
 
-/* Diagnostics go to stderr, compiler style; with --json they are also collected. */
-static char *json_diags;
-static size_t json_diags_len;
+static void json_member(FILE *f, const char *name, const char *value)
+{
+	fprintf(f, ", \"%s\": ", name);
+	json_string(f, value);
+}
 
+/* Diagnostics go to stderr, compiler style; with --json they are also collected. */
 static void report(void *userdata, enum ns_severity sev, const char *file, unsigned line,
 		   unsigned column, const char *message)
 {
-	struct json_diag *jd = userdata;
+	struct checker *c = userdata;
 	const char *s = ns_severity_to_string(sev);
 
 	if (sev == NS_DEBUG)
@@ -62,18 +160,15 @@ static void report(void *userdata, enum ns_severity sev, const char *file, unsig
 	else if (file)
 		fprintf(stderr, "%s: %s: %s\n", file, s, message);
 	else
-		fprintf(stderr, "pam_namespace_check: %s: %s\n", s, message);
+		fprintf(stderr, "%s: %s: %s\n", progname, s, message);
 
-	if (jd->mem) {
-		FILE *m = jd->mem;
-
-		fprintf(m, "%s\n    {\"severity\": ", jd->n++ ? "," : "");
-		json_string(m, s);
-		fputs(", \"file\": ", m);
-		json_string(m, file);
-		fprintf(m, ", \"line\": %u, \"column\": %u, \"message\": ", line, column);
-		json_string(m, message);
-		fputc('}', m);
+	if (c->json) {
+		fprintf(c->json, "%s\n    {\"severity\": ", c->n_json++ ? "," : "");
+		json_string(c->json, s);
+		json_member(c->json, "file", file);
+		fprintf(c->json, ", \"line\": %u, \"column\": %u", line, column);
+		json_member(c->json, "message", message);
+		fputc('}', c->json);
 	}
 }
 
@@ -98,179 +193,386 @@ static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 	return 0;
 }
 
-static const char *first_existing(const char *a, const char *b)
+/* "owner alice, group users, mode 0700", names where the system knows them. */
+static char *ownership(uid_t uid, gid_t gid, mode_t mode)
 {
-	struct stat st;
+	struct passwd *pw = getpwuid(uid);
+	char *owner = pw ? fmt("%s", pw->pw_name) : fmt("%u", (unsigned)uid);
+	struct group *gr = getgrgid(gid);
+	char *group = gr ? fmt("%s", gr->gr_name) : fmt("%u", (unsigned)gid);
+	char *s = fmt("owner %s, group %s, mode %04o", owner, group, (unsigned)(mode & 07777));
 
-	if (a && lstat(a, &st) == 0)
-		return a;
-	if (b && lstat(b, &st) == 0)
-		return b;
-	return NULL;
+	free(owner);
+	free(group);
+	return s;
 }
 
-/* What apply would do with the instance parent and instance, seen with stat(). */
-static const char *parent_state(const char *parent, char *buf, size_t len)
+/*
+ * Where the module would fail on what is on disk now, an error for that
+ * line; where this process may not look (not root), only a warning.
+ */
+static char *trouble(struct checker *c, struct view *v, const struct ns_plan_entry *e, int err,
+		     const char *what, const char *path)
 {
-	struct stat st;
-
-	if (!parent)
-		return "none";
-	if (stat(parent, &st) < 0)
-		return errno == ENOENT ? "missing: would be created, root, mode 0000"
-				       : "cannot be examined";
-	if (st.st_uid != 0 || (st.st_mode & 0777))
-		snprintf(buf, len, "WRONG: owner uid %u, mode %04o; the module refuses it",
-			 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-	else
-		snprintf(buf, len, "ok: root, mode 0000");
-	return buf;
+	if (err == -EACCES && geteuid() != 0) {
+		ns_diag_report(&c->diag, NS_WARNING, e->rule->file, e->rule->line, 0,
+			       "cannot examine %s %s: %s (run as root to see it)", what, path,
+			       strerror(-err));
+		return fmt("cannot be examined: %s", strerror(-err));
+	}
+	v->would_fail = true;
+	ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+		       "%s %s: %s: the session would fail", what, path, strerror(-err));
+	return fmt("%s: the session would fail", strerror(-err));
 }
 
-static void instance_state(const struct ns_plan_entry *e, char *buf, size_t len)
+/* The polydir as apply opens it: its parent safely, the last component never followed. */
+static char *examine_polydir(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			     struct stat *ret_st, bool *ret_found)
 {
-	struct stat st, poly;
+	const char *name;
+	int pfd, fd;
+	char *s;
+
+	*ret_found = false;
+	pfd = kn_open_parent(e->polydir, &name, NULL);
+	if (pfd < 0)
+		return trouble(c, v, e, pfd, "the parent of polydir", e->polydir);
+	fd = kn_open_child_dir(pfd, name);
+	close(pfd);
+	if (fd == -ENOENT && e->create_polydir) {
+		s = ownership(e->create_uid, e->create_gid, e->create_mode);
+		char *r = fmt("missing: would be created, %s", s);
+		free(s);
+		return r;
+	}
+	if (fd == -ELOOP) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "polydir %s is a symbolic link: the session would fail", e->polydir);
+		return fmt("a symbolic link: the session would fail");
+	}
+	if (fd == -ENOENT) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "polydir %s does not exist and the line has no create flag: the "
+			       "session would fail",
+			       e->polydir);
+		return fmt("missing, no create flag: the session would fail");
+	}
+	if (fd < 0)
+		return trouble(c, v, e, fd, "polydir", e->polydir);
+	if (fstat(fd, ret_st) < 0) {
+		int k = -errno;
+
+		close(fd);
+		return trouble(c, v, e, k, "polydir", e->polydir);
+	}
+	close(fd);
+	*ret_found = true;
+	s = ownership(ret_st->st_uid, ret_st->st_gid, ret_st->st_mode);
+	char *r = fmt("exists: %s", s);
+	free(s);
+	return r;
+}
+
+/* SPEC 4: an existing parent must be root-owned with mode 000; a missing one one mkdir away. */
+static char *examine_parent(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			    int *ret_fd)
+{
+	struct stat st;
+	const char *name;
+	int fd, gfd;
+
+	*ret_fd = -1;
+	fd = kn_open_dir(e->instance_parent, NULL);
+	if (fd == -ENOENT) {
+		gfd = kn_open_parent(e->instance_parent, &name, NULL);
+		if (gfd < 0)
+			return trouble(c, v, e, gfd, "the parent of the instance parent",
+				       e->instance_parent);
+		close(gfd);
+		return fmt("missing: would be created, owner root, mode 0000");
+	}
+	if (fd < 0)
+		return trouble(c, v, e, fd, "instance parent", e->instance_parent);
+	if (fstat(fd, &st) < 0) {
+		int k = -errno;
+
+		close(fd);
+		return trouble(c, v, e, k, "instance parent", e->instance_parent);
+	}
+	*ret_fd = fd;
+	if (st.st_uid == 0 && !(st.st_mode & 0777))
+		return fmt("exists: owner root, mode 0000");
+
+	char *own = ownership(st.st_uid, st.st_gid, st.st_mode), *r;
+
+	if (c->ignore_instance_parent_mode) {
+		r = fmt("exists: %s (accepted: ignore_instance_parent_mode)", own);
+	} else {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "instance parent %s has %s; it must be owned by root with mode "
+			       "000: the session would fail",
+			       e->instance_parent, own);
+		r = fmt("WRONG: %s; the session would fail", own);
+	}
+	free(own);
+	return r;
+}
+
+static char *mount_flags_text(unsigned long flags)
+{
+	return fmt("%s%s%s", flags & MS_NOSUID ? ", nosuid" : "", flags & MS_NODEV ? ", nodev" : "",
+		   flags & MS_NOEXEC ? ", noexec" : "");
+}
+
+static char *examine_instance(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			      int pfd, const struct stat *poly, bool poly_found)
+{
+	struct stat st;
+	char *like, *r;
+	int fd;
 
 	if (e->method == NS_METHOD_TMPFS) {
-		snprintf(buf, len, "a new tmpfs%s%s", e->mntopts ? " with " : "",
-			 e->mntopts ? e->mntopts : "");
-		return;
+		char *flags = mount_flags_text(e->mount_flags);
+
+		r = fmt("a new tmpfs mounted on the polydir%s%s%s", e->mntopts ? ", options " : "",
+			e->mntopts ? e->mntopts : "", flags);
+		free(flags);
+		return r;
 	}
-	if (e->method == NS_METHOD_TMPDIR) {
-		snprintf(buf, len, "a new directory each session, removed at close");
-		return;
-	}
-	if (stat(e->instance, &st) == 0) {
-		snprintf(buf, len, "exists: owner uid %u, mode %04o", (unsigned)st.st_uid,
-			 (unsigned)(st.st_mode & 07777));
-		return;
-	}
-	if (e->create_polydir && stat(e->polydir, &poly) < 0) {
-		snprintf(buf, len,
-			 "would be created with the new polydir's owner uid %u and mode %04o",
-			 (unsigned)e->create_uid, (unsigned)e->create_mode);
-		return;
-	}
-	if (stat(e->polydir, &poly) == 0)
-		snprintf(buf, len,
-			 "would be created like the polydir: owner uid %u, group %u, mode %04o",
-			 (unsigned)poly.st_uid, (unsigned)poly.st_gid,
-			 (unsigned)(poly.st_mode & 07777));
+	/* A new instance gets the polydir's owner, group and mode (SPEC 4). */
+	if (poly_found)
+		like = ownership(poly->st_uid, poly->st_gid, poly->st_mode);
+	else if (e->create_polydir)
+		like = ownership(e->create_uid, e->create_gid, e->create_mode);
 	else
-		snprintf(buf, len, "would be created like the polydir (which cannot be examined)");
+		like = fmt("the polydir's owner, group and mode");
+
+	if (e->method == NS_METHOD_TMPDIR) {
+		r = fmt("a new directory each session, %s, removed at close", like);
+		free(like);
+		return r;
+	}
+	/* No parent yet (pfd < 0): it is still to be made, and so is the instance. */
+	fd = pfd < 0 ? -ENOENT : kn_open_child_dir(pfd, e->instance_name);
+	if (fd == -ENOENT) {
+		r = fmt("would be created, %s", like);
+	} else if (fd == -ELOOP) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "instance %s is a symbolic link: the session would fail",
+			       e->instance);
+		r = fmt("a symbolic link: the session would fail");
+	} else if (fd < 0) {
+		r = trouble(c, v, e, fd, "instance", e->instance);
+	} else if (fstat(fd, &st) < 0) {
+		r = trouble(c, v, e, -errno, "instance", e->instance);
+	} else {
+		char *own = ownership(st.st_uid, st.st_gid, st.st_mode);
+
+		r = fmt("exists, reused: %s", own);
+		free(own);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(like);
+	return r;
 }
 
-static void print_plan_text(const struct ns_plan *plan, const char *user)
+/* As apply checks the init script before running it (SPEC 5). */
+static char *examine_init(struct checker *c, struct view *v, const struct ns_plan_entry *e)
 {
-	char b1[256], b2[256];
+	const char *script = e->init_script;
+	struct stat st;
+	char *own, *r;
+	int fd;
 
-	if (plan->n_entries == 0) {
-		printf("%s: no polyinstantiated directory; the session keeps its namespace\n",
-		       user);
-		return;
-	}
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		const struct ns_plan_entry *e = &plan->entries[i];
+	if (!script)
+		return fmt("none");
+	fd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ELOOP)
+		fd = open(script, O_PATH | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT)
+		return fmt("missing: none runs");
+	if (fd < 0)
+		return trouble(c, v, e, -errno, "init script", script);
+	if (fstat(fd, &st) < 0) {
+		int k = -errno;
 
-		printf("%s:%u: %s\n", e->rule->file, e->rule->line, e->polydir);
-		printf("    method:          %s\n", ns_method_to_string(e->method));
-		printf("    instance:        %s\n", e->instance ? e->instance : "(tmpfs)");
-		printf("    instance parent: %s (%s)\n",
-		       e->instance_parent ? e->instance_parent : "none",
-		       parent_state(e->instance_parent, b1, sizeof(b1)));
-		instance_state(e, b2, sizeof(b2));
-		printf("    instance state:  %s\n", b2);
-		if (e->create_polydir)
-			printf("    create polydir:  if missing, owner uid %u, group %u, mode "
-			       "%04o\n",
-			       (unsigned)e->create_uid, (unsigned)e->create_gid,
-			       (unsigned)e->create_mode);
-		printf("    init script:     %s\n", e->init_script ? e->init_script : "none");
+		close(fd);
+		return trouble(c, v, e, k, "init script", script);
 	}
+	close(fd);
+	own = ownership(st.st_uid, st.st_gid, st.st_mode);
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "init script %s (%s) must be a regular file owned by root and not "
+			       "writable by group or others: the session would fail",
+			       script, own);
+		r = fmt("REFUSED: %s; the session would fail", own);
+	} else if (!(st.st_mode & S_IXUSR)) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "init script %s is not executable: the session would fail", script);
+		r = fmt("NOT EXECUTABLE: the session would fail");
+	} else {
+		r = fmt("runs as root after the mount");
+	}
+	free(own);
+	return r;
 }
 
-static void print_plan_json(const struct ns_plan *plan, const char *user, bool ok)
+static void examine(struct checker *c, const struct ns_plan_entry *e, struct view *v)
 {
-	char b1[256], b2[256];
-	bool any = json_diags && *json_diags;
+	struct stat poly = {0};
+	bool poly_found;
+	int pfd = -1;
 
-	printf("{\n  \"ok\": %s,\n  \"user\": ", ok ? "true" : "false");
-	json_string(stdout, user);
-	printf(",\n  \"diagnostics\": [%s%s],\n  \"entries\": [", any ? json_diags : "",
-	       any ? "\n  " : "");
-	for (size_t i = 0; plan && i < plan->n_entries; i++) {
-		const struct ns_plan_entry *e = &plan->entries[i];
+	*v = (struct view){0};
+	v->polydir = examine_polydir(c, v, e, &poly, &poly_found);
+	if (e->instance_parent)
+		v->parent = examine_parent(c, v, e, &pfd);
+	v->instance = examine_instance(c, v, e, pfd, &poly, poly_found);
+	if (pfd >= 0)
+		close(pfd);
+	v->init = examine_init(c, v, e);
+}
 
-		printf("%s\n    {\"file\": ", i ? "," : "");
-		json_string(stdout, e->rule->file);
-		printf(", \"line\": %u, \"polydir\": ", e->rule->line);
-		json_string(stdout, e->polydir);
-		fputs(", \"method\": ", stdout);
-		json_string(stdout, ns_method_to_string(e->method));
-		fputs(", \"instance\": ", stdout);
-		json_string(stdout, e->instance);
-		fputs(", \"instance_parent\": ", stdout);
-		json_string(stdout, e->instance_parent);
-		fputs(", \"instance_parent_state\": ", stdout);
-		json_string(stdout, parent_state(e->instance_parent, b1, sizeof(b1)));
-		instance_state(e, b2, sizeof(b2));
-		fputs(", \"instance_state\": ", stdout);
-		json_string(stdout, b2);
-		printf(", \"create_polydir\": %s", e->create_polydir ? "true" : "false");
-		if (e->create_polydir)
-			printf(", \"create_uid\": %u, \"create_gid\": %u, \"create_mode\": "
-			       "\"%04o\"",
-			       (unsigned)e->create_uid, (unsigned)e->create_gid,
-			       (unsigned)e->create_mode);
-		fputs(", \"init_script\": ", stdout);
-		json_string(stdout, e->init_script);
-		fputs(", \"mntopts\": ", stdout);
-		json_string(stdout, e->mntopts);
-		fputc('}', stdout);
+static void view_free(struct view *v)
+{
+	free(v->polydir);
+	free(v->parent);
+	free(v->instance);
+	free(v->init);
+}
+
+static void print_entry_text(const struct ns_plan_entry *e, const struct view *v)
+{
+	printf("%s:%u: %s\n", e->rule->file, e->rule->line, e->polydir);
+	printf("    method:          %s\n", ns_method_to_string(e->method));
+	printf("    polydir:         %s\n", v->polydir);
+	printf("    instance:        %s\n", e->instance ? e->instance : "(tmpfs)");
+	if (e->instance_parent)
+		printf("    instance parent: %s (%s)\n", e->instance_parent, v->parent);
+	printf("    instance state:  %s\n", v->instance);
+	if (e->instance_context)
+		printf("    instance label:  %s\n", e->instance_context);
+	if (e->create_polydir) {
+		char *own = ownership(e->create_uid, e->create_gid, e->create_mode);
+
+		printf("    create polydir:  if missing, %s\n", own);
+		free(own);
 	}
-	printf("%s]\n}\n", plan && plan->n_entries ? "\n  " : "");
+	if (e->init_script)
+		printf("    init script:     %s (%s)\n", e->init_script, v->init);
+	else
+		printf("    init script:     none\n");
+}
+
+static void print_entry_json(const struct ns_plan_entry *e, const struct view *v, bool first)
+{
+	FILE *f = stdout;
+
+	fprintf(f, "%s\n    {\"file\": ", first ? "" : ",");
+	json_string(f, e->rule->file);
+	fprintf(f, ", \"line\": %u", e->rule->line);
+	json_member(f, "polydir", e->polydir);
+	json_member(f, "polydir_state", v->polydir);
+	json_member(f, "method", ns_method_to_string(e->method));
+	json_member(f, "instance", e->instance);
+	json_member(f, "instance_parent", e->instance_parent);
+	json_member(f, "instance_parent_state", v->parent);
+	json_member(f, "instance_state", v->instance);
+	json_member(f, "instance_context", e->instance_context);
+	fprintf(f, ", \"create_polydir\": %s", e->create_polydir ? "true" : "false");
+	if (e->create_polydir)
+		fprintf(f, ", \"create_uid\": %u, \"create_gid\": %u, \"create_mode\": \"%04o\"",
+			(unsigned)e->create_uid, (unsigned)e->create_gid, (unsigned)e->create_mode);
+	json_member(f, "init_script", e->init_script);
+	json_member(f, "init_script_state", v->init);
+	json_member(f, "mntopts", e->mntopts);
+	fprintf(f, ", \"would_fail\": %s}", v->would_fail ? "true" : "false");
 }
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pam_namespace_check [--config FILE] [--confdir DIR] [--user NAME]\n"
-		   "                           [--json] [--gen-hash] [--ignore-config-error]\n"
-		   "Checks the pam_namespace configuration as the module reads it and, with\n"
-		   "--user, prints what a session of that user would get. Exit status 1 on\n"
-		   "any error.\n");
+	fprintf(f,
+		"usage: %s [--config FILE] [--confdir DIR] [--config-dir DIR] [--user NAME]\n"
+		"       [--json] [--gen-hash] [--ignore-config-error]\n"
+		"       [--ignore-instance-parent-mode]\n"
+		"Checks the pam_namespace configuration as the module reads it and, with\n"
+		"--user, prints what a session of that user would get. Exit status 1 on\n"
+		"any error.\n",
+		progname);
+}
+
+/* The user's context for context and level, as pam_selinux would normally set it. */
+static char *user_context(struct checker *c, const char *user)
+{
+	struct ns_args sa = {.use_default_context = true};
+	char *con = NULL;
+	int r = ns_selinux_user_context(&sa, user, &con);
+
+	if (r < 0) {
+		ns_diag_report(&c->diag, NS_WARNING, NULL, 0, 0,
+			       "cannot get the default SELinux context of %s: %s; context and "
+			       "level lines are shown as the module would fall back",
+			       user, strerror(-r));
+		return NULL;
+	}
+	return con;
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_CONFIG_DIR = 0x100, OPT_IGNORE_PARENT_MODE };
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"confdir", required_argument, NULL, 'd'},
+		{"config-dir", required_argument, NULL, OPT_CONFIG_DIR},
 		{"user", required_argument, NULL, 'u'},
 		{"json", no_argument, NULL, 'j'},
 		{"gen-hash", no_argument, NULL, 'g'},
 		{"ignore-config-error", no_argument, NULL, 'i'},
+		{"ignore-instance-parent-mode", no_argument, NULL, OPT_IGNORE_PARENT_MODE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
 	};
-	struct json_diag jd = {0};
-	struct ns_diag diag = {.report = report, .userdata = &jd};
-	struct ns_config_paths paths = {0};
+	struct checker c = {.diag = {.report = report, .userdata = &c}};
+	struct ns_args args = {.init_timeout = NS_INIT_TIMEOUT_DEFAULT};
+	const char *main_file = NULL, *conf_d = NULL, *user = NULL;
 	struct ns_config cfg = {0};
 	struct ns_plan plan = {0};
-	const char *user = NULL;
-	bool gen_hash = false, ignore = false, have_plan = false, json = false;
-	int c, r;
+	struct ns_setup setup;
+	struct view *views = NULL;
+	char *json_diags = NULL, *context = NULL;
+	size_t json_diags_len = 0;
+	bool have_plan = false, json = false;
+	mode_t mask;
+	int opt, r;
 
-	while ((c = getopt_long(argc, argv, "c:d:u:jgihV", options, NULL)) != -1) {
-		switch (c) {
+	while ((opt = getopt_long(argc, argv, "c:d:u:jgihV", options, NULL)) != -1) {
+		switch (opt) {
 		case 'c':
-			paths.main_file = optarg;
-			paths.no_vendor = true;
+			main_file = optarg;
 			break;
 		case 'd':
-			paths.conf_d = optarg;
-			paths.no_vendor = true;
+			conf_d = optarg;
+			break;
+		case OPT_CONFIG_DIR:
+			if (optarg[0] != '/') {
+				fprintf(stderr,
+					"%s: --config-dir wants an absolute path, as "
+					"config_dir= does\n",
+					progname);
+				return 2;
+			}
+			args.config_dir = optarg;
 			break;
 		case 'u':
 			user = optarg;
@@ -279,74 +581,120 @@ int main(int argc, char **argv)
 			json = true;
 			break;
 		case 'g':
-			gen_hash = true;
+			args.gen_hash = true;
 			break;
 		case 'i':
-			ignore = true;
+			args.ignore_config_error = true;
+			break;
+		case OPT_IGNORE_PARENT_MODE:
+			c.ignore_instance_parent_mode = true;
 			break;
 		case 'h':
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("pam_namespace_check %s\n", NS_VERSION);
+			printf("%s %s\n", progname, NS_VERSION);
 			return 0;
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (args.config_dir && (main_file || conf_d))) {
 		usage(stderr);
 		return 2;
 	}
 
+	/* The module plans with the umask its application has; here, the caller's. */
+	mask = umask(0);
+	umask(mask);
+	if (ns_setup_init(&setup, &args, mask) < 0)
+		out_of_memory();
+	if (main_file || conf_d) {
+		/* Files named by hand: no vendor fallback, which would only confuse. */
+		setup.paths.main_file = main_file;
+		setup.paths.conf_d = conf_d;
+		setup.paths.no_vendor = true;
+	}
+
 	if (json) {
-		jd.mem = open_memstream(&json_diags, &json_diags_len);
-		if (!jd.mem) {
-			perror("pam_namespace_check");
-			return 1;
-		}
+		c.json = open_memstream(&json_diags, &json_diags_len);
+		if (!c.json)
+			out_of_memory();
 	}
-	r = ns_config_load(&cfg, &paths, ignore ? NS_CONFIG_IGNORE_ERRORS : 0, &diag);
+	r = ns_config_load(&cfg, &setup.paths, setup.config_flags, &c.diag);
 	if (r == 0 && user) {
-		struct passwd *pw = getpwnam(user);
-		struct ns_lookup lookup = {.user = lookup_user, .group = lookup_group};
-		mode_t mask = umask(022);
+		struct passwd *pw = NULL;
 
-		if (!pw) {
-			ns_diag_report(&diag, NS_ERROR, NULL, 0, 0, "unknown user %s", user);
+		if (ns_user_name_valid(user) < 0) {
+			ns_diag_report(&c.diag, NS_ERROR, NULL, 0, 0,
+				       "refusing user name unfit for a path, as the module does");
+			r = -EINVAL;
+		} else if (!(pw = getpwnam(user))) {
+			ns_diag_report(&c.diag, NS_ERROR, NULL, 0, 0, "unknown user %s", user);
 			r = -ENOENT;
-		} else {
-			struct ns_user u = {.name = user,
-					    .uid = pw->pw_uid,
-					    .gid = pw->pw_gid,
-					    .home = pw->pw_dir};
-			struct ns_plan_opts opts = {
-				.flags = (gen_hash ? NS_PLAN_GEN_HASH : 0) |
-					 (ignore ? NS_PLAN_IGNORE_ERRORS : 0),
-				.umask = mask,
-				.init_script = first_existing(NS_SYSCONF_DIR "/namespace.init",
-							      NS_VENDOR_DIR "/namespace.init"),
+		}
+		if (pw) {
+			struct ns_lookup lookup = {
+				.user = lookup_user,
+				.group = lookup_group,
+				.member_context = ns_selinux_member_context,
 			};
+			/* getpwnam's buffer is reused by the lookups: keep what we need. */
+			char *home = strdup(pw->pw_dir);
+			struct ns_user u = {.name = user, .uid = pw->pw_uid, .gid = pw->pw_gid};
 
-			r = ns_plan_build(&plan, &cfg, &u, &lookup, &opts, &diag);
+			if (!home)
+				out_of_memory();
+			context = user_context(&c, user);
+			u.home = home;
+			u.context = context;
+			r = ns_plan_build(&plan, &cfg, &u, &lookup, &setup.plan_opts, &c.diag);
 			have_plan = r == 0;
+			if (have_plan && plan.n_entries) {
+				views = calloc(plan.n_entries, sizeof(*views));
+				if (!views)
+					out_of_memory();
+				for (size_t i = 0; i < plan.n_entries; i++)
+					examine(&c, &plan.entries[i], &views[i]);
+			}
+			free(home);
 		}
 	}
 
-	bool ok = r == 0 && diag.n_errors == 0;
+	bool ok = r == 0 && c.diag.n_errors == 0;
 
-	if (jd.mem) {
-		fclose(jd.mem);
-		print_plan_json(have_plan ? &plan : NULL, user, ok);
-	} else if (have_plan)
-		print_plan_text(&plan, user);
-	else if (ok)
+	if (json) {
+		bool any;
+
+		fclose(c.json);
+		any = json_diags && *json_diags;
+		printf("{\n  \"ok\": %s,\n  \"user\": ", ok ? "true" : "false");
+		json_string(stdout, user);
+		printf(",\n  \"entries_read\": %zu", cfg.n_rules);
+		printf(",\n  \"diagnostics\": [%s%s],\n  \"entries\": [", any ? json_diags : "",
+		       any ? "\n  " : "");
+		for (size_t i = 0; have_plan && i < plan.n_entries; i++)
+			print_entry_json(&plan.entries[i], &views[i], i == 0);
+		printf("%s]\n}\n", have_plan && plan.n_entries ? "\n  " : "");
+	} else if (have_plan && plan.n_entries == 0) {
+		printf("%s: no polyinstantiated directory; the session keeps its namespace\n",
+		       user);
+	} else if (have_plan) {
+		for (size_t i = 0; i < plan.n_entries; i++)
+			print_entry_text(&plan.entries[i], &views[i]);
+	} else if (ok) {
 		printf("configuration OK: %zu entr%s\n", cfg.n_rules,
 		       cfg.n_rules == 1 ? "y" : "ies");
+	}
 
+	for (size_t i = 0; views && i < plan.n_entries; i++)
+		view_free(&views[i]);
+	free(views);
 	ns_plan_free(&plan);
 	ns_config_free(&cfg);
+	ns_setup_free(&setup);
+	free(context);
 	free(json_diags);
 	return ok ? 0 : 1;
 }

@@ -15,9 +15,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "config.h"
 #include "kernel.h"
 #include "ns-build.h"
+#include "session-setup.h"
 
 #if HAVE_SELINUX
 #include <selinux/label.h>
@@ -31,7 +33,10 @@ static void report(void *userdata, enum ns_severity sev, const char *file, unsig
 {
 	if (sev == NS_DEBUG)
 		return;
-	if (file && line)
+	if (file && line && column)
+		fprintf(stderr, "%s:%u:%u: %s: %s\n", file, line, column,
+			ns_severity_to_string(sev), message);
+	else if (file && line)
 		fprintf(stderr, "%s:%u: %s: %s\n", file, line, ns_severity_to_string(sev), message);
 	else if (file)
 		fprintf(stderr, "%s: %s: %s\n", file, ns_severity_to_string(sev), message);
@@ -40,25 +45,33 @@ static void report(void *userdata, enum ns_severity sev, const char *file, unsig
 			message);
 }
 
-/* Label a new parent as restorecon would; nothing to do without SELinux. */
+#if HAVE_SELINUX
+static struct selabel_handle *labels;
+#endif
+
+/*
+ * Label a new parent as restorecon would, from the file contexts of the
+ * policy, on the descriptor (no second lookup by name). Nothing to do
+ * without SELinux, or where the policy has no entry for the path.
+ */
 static int label(int fd, const char *path)
 {
 #if HAVE_SELINUX
-	struct selabel_handle *h;
 	char *con = NULL;
 	int r = 0;
 
 	if (is_selinux_enabled() <= 0)
 		return 0;
-	h = selabel_open(SELABEL_CTX_FILE, NULL, 0);
-	if (!h)
-		return -errno;
-	if (selabel_lookup_raw(h, &con, path, S_IFDIR) == 0) {
-		if (fsetfilecon_raw(fd, con) < 0)
-			r = -errno;
-		freecon(con);
+	if (!labels) {
+		labels = selabel_open(SELABEL_CTX_FILE, NULL, 0);
+		if (!labels)
+			return -errno;
 	}
-	selabel_close(h);
+	if (selabel_lookup_raw(labels, &con, path, S_IFDIR) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (fsetfilecon_raw(fd, con) < 0)
+		r = -errno;
+	freecon(con);
 	return r;
 #else
 	(void)fd;
@@ -67,7 +80,12 @@ static int label(int fd, const char *path)
 #endif
 }
 
-/* The instance parent of a rule: its prefix up to the last '/'. */
+/*
+ * The instance parent of a rule, as the planner computes it: the instance
+ * path up to its last '/', where the instance is the prefix followed by a
+ * name without '/'; so the prefix up to its last '/'. NULL for "/", which
+ * exists.
+ */
 static char *instance_parent(const struct ns_rule *r)
 {
 	const char *slash = strrchr(r->instance_prefix, '/');
@@ -77,6 +95,24 @@ static char *instance_parent(const struct ns_rule *r)
 	return strndup(r->instance_prefix, (size_t)(slash - r->instance_prefix));
 }
 
+/* $HOME and $USER are expanded wherever they start (plan.c): such a parent is per user. */
+static bool depends_on_user(const char *path)
+{
+	return strstr(path, "$HOME") || strstr(path, "$USER");
+}
+
+static void complain(const struct ns_rule *r, const char *what, const char *parent, int err)
+{
+	fprintf(stderr, "%s:%u: error: %s %s: %s\n", r->file, r->line, what, parent,
+		strerror(-err));
+}
+
+/*
+ * Like the module (SPEC 4), only the last component is created: a missing
+ * directory above it is an error for the administrator to look at, not
+ * something to invent with guessed owners and modes. An existing parent is
+ * never changed, only reported when the module would refuse it.
+ */
 static int ensure_parent(const struct ns_rule *r, const char *parent)
 {
 	struct stat st;
@@ -87,13 +123,15 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 	if (fd >= 0) {
 		k = fstat(fd, &st) < 0 ? -errno : 0;
 		close(fd);
-		if (k < 0)
+		if (k < 0) {
+			complain(r, "instance parent", parent, k);
 			return k;
+		}
 		if (st.st_uid != 0 || (st.st_mode & 0777))
 			fprintf(stderr,
 				"%s:%u: warning: instance parent %s has owner uid %u and mode "
 				"%04o; the module refuses it unless it is root-owned with mode "
-				"000\n",
+				"000 (or ignore_instance_parent_mode is given); not changed\n",
 				r->file, r->line, parent, (unsigned)st.st_uid,
 				(unsigned)(st.st_mode & 07777));
 		else if (verbose)
@@ -101,34 +139,31 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 		return 0;
 	}
 	if (fd != -ENOENT) {
-		fprintf(stderr, "%s:%u: error: instance parent %s: %s\n", r->file, r->line, parent,
-			strerror(-fd));
+		complain(r, "instance parent", parent, fd);
 		return fd;
-	}
-	if (dry_run) {
-		printf("%s: would be created, root, mode 0000\n", parent);
-		return 0;
 	}
 	pfd = kn_open_parent(parent, &name, NULL);
 	if (pfd < 0) {
-		fprintf(stderr, "%s:%u: error: cannot create instance parent %s: %s\n", r->file,
-			r->line, parent, strerror(-pfd));
+		complain(r, "cannot create instance parent", parent, pfd);
 		return pfd;
+	}
+	if (dry_run) {
+		close(pfd);
+		printf("%s: would be created, root, mode 0000\n", parent);
+		return 0;
 	}
 	fd = kn_mkdir_child(pfd, name, 0, 0, 0);
 	close(pfd);
 	if (fd == -EEXIST)
 		return 0; /* made meanwhile by a login */
 	if (fd < 0) {
-		fprintf(stderr, "%s:%u: error: cannot create instance parent %s: %s\n", r->file,
-			r->line, parent, strerror(-fd));
+		complain(r, "cannot create instance parent", parent, fd);
 		return fd;
 	}
 	k = label(fd, parent);
 	close(fd);
 	if (k < 0) {
-		fprintf(stderr, "%s:%u: error: cannot label instance parent %s: %s\n", r->file,
-			r->line, parent, strerror(-k));
+		complain(r, "cannot label instance parent", parent, k);
 		return k;
 	}
 	if (verbose)
@@ -136,27 +171,52 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 	return 0;
 }
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: pam_namespace_helper [--config FILE] [--confdir DIR] [--config-dir DIR]\n"
+		"                            [--verbose] [--dry-run]\n"
+		"Creates the missing instance parents of every configured line,\n"
+		"owned by root with mode 000.\n");
+}
+
 int main(int argc, char **argv)
 {
+	enum { OPT_CONFIG_DIR = 0x100 };
 	static const struct option options[] = {
-		{"config", required_argument, NULL, 'c'}, {"confdir", required_argument, NULL, 'd'},
-		{"verbose", no_argument, NULL, 'v'},	  {"dry-run", no_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},	  {0},
+		{"config", required_argument, NULL, 'c'},
+		{"confdir", required_argument, NULL, 'd'},
+		{"config-dir", required_argument, NULL, OPT_CONFIG_DIR},
+		{"verbose", no_argument, NULL, 'v'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{0},
 	};
 	struct ns_diag diag = {.report = report};
-	struct ns_config_paths paths = {0};
+	struct ns_args args = {0};
+	struct ns_setup setup;
 	struct ns_config cfg = {0};
+	const char *main_file = NULL, *conf_d = NULL;
+	char **done = NULL;
+	size_t n_done = 0;
 	int c, r, failed = 0;
 
-	while ((c = getopt_long(argc, argv, "c:d:vnh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:d:vnhV", options, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			paths.main_file = optarg;
-			paths.no_vendor = true;
+			main_file = optarg;
 			break;
 		case 'd':
-			paths.conf_d = optarg;
-			paths.no_vendor = true;
+			conf_d = optarg;
+			break;
+		case OPT_CONFIG_DIR:
+			if (optarg[0] != '/') {
+				fprintf(stderr, "pam_namespace_helper: --config-dir wants an "
+						"absolute path\n");
+				return 2;
+			}
+			args.config_dir = optarg;
 			break;
 		case 'v':
 			verbose = true;
@@ -165,40 +225,84 @@ int main(int argc, char **argv)
 			dry_run = true;
 			break;
 		case 'h':
-			printf("usage: pam_namespace_helper [--config FILE] [--confdir DIR] "
-			       "[--verbose] [--dry-run]\n");
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("pam_namespace_helper %s\n", NS_VERSION);
 			return 0;
 		default:
+			usage(stderr);
 			return 2;
 		}
+	}
+	if (optind != argc || (args.config_dir && (main_file || conf_d))) {
+		usage(stderr);
+		return 2;
 	}
 	if (!dry_run && geteuid() != 0) {
 		fprintf(stderr, "pam_namespace_helper: must run as root\n");
 		return 1;
 	}
-	r = ns_config_load(&cfg, &paths, 0, &diag);
-	if (r < 0)
+	/*
+	 * At boot a bad line must not cost the good lines their parents: read
+	 * on past line errors, and fail at the end.
+	 */
+	args.ignore_config_error = true;
+	if (ns_setup_init(&setup, &args, 022) < 0) {
+		fprintf(stderr, "pam_namespace_helper: out of memory\n");
 		return 1;
+	}
+	if (main_file || conf_d) {
+		setup.paths.main_file = main_file;
+		setup.paths.conf_d = conf_d;
+		setup.paths.no_vendor = true;
+	}
+	r = ns_config_load(&cfg, &setup.paths, setup.config_flags, &diag);
+	if (r < 0 || diag.n_errors)
+		failed = 1;
 	for (size_t i = 0; i < cfg.n_rules; i++) {
 		const struct ns_rule *rule = &cfg.rules[i];
-		char *parent;
+		char *parent, **d;
+		bool seen = false;
 
 		if (rule->method == NS_METHOD_TMPFS)
 			continue;
-		if (strchr(rule->instance_prefix, '$')) {
-			if (verbose)
-				printf("%s:%u: instance parent depends on the user, left to the "
-				       "module\n",
-				       rule->file, rule->line);
-			continue;
-		}
 		parent = instance_parent(rule);
 		if (!parent)
 			continue;
+		if (depends_on_user(parent)) {
+			if (verbose)
+				printf("%s:%u: instance parent %s depends on the user, left to the "
+				       "module\n",
+				       rule->file, rule->line, parent);
+			free(parent);
+			continue;
+		}
+		for (size_t j = 0; j < n_done && !seen; j++)
+			seen = strcmp(done[j], parent) == 0;
+		if (seen) {
+			free(parent);
+			continue;
+		}
 		if (ensure_parent(rule, parent) < 0)
 			failed = 1;
-		free(parent);
+		d = realloc(done, (n_done + 1) * sizeof(*done));
+		if (!d) {
+			free(parent);
+			failed = 1;
+			break;
+		}
+		done = d;
+		done[n_done++] = parent;
 	}
+	for (size_t j = 0; j < n_done; j++)
+		free(done[j]);
+	free(done);
+#if HAVE_SELINUX
+	if (labels)
+		selabel_close(labels);
+#endif
 	ns_config_free(&cfg);
+	ns_setup_free(&setup);
 	return failed;
 }
