@@ -36,4 +36,16 @@ chmod 0755 /var/tmp/tmp-inst
 out=$("$helper" 2>&1) || fail "helper with a wrong parent: $out"
 assert_contains "$out" "10-var.conf:1: warning: instance parent /var/tmp/tmp-inst" "warning"
 assert_eq "755" "$(stat -c '%a' /var/tmp/tmp-inst)" "the helper does not change it"
+
+sb_note "a bad line does not cost the other lines their parents"
+# shellcheck disable=SC2016 # $USER is for the module to expand
+sandbox_conf '/tmp     /tmp/other-inst/   user root
+/var/tmp /var/tmp/x/        frob root
+/tmp     /tmp/peruser/$USER- user root'
+rc=0
+out=$("$helper" 2>&1) || rc=$?
+assert_status 1 "$rc" "exit status with a bad line"
+assert_contains "$out" "namespace.conf:2:" "the bad line is named"
+assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/other-inst)" "the good line's parent"
+assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/peruser)" "\$USER only in the last component"
 sb_note "ok"
