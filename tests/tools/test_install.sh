@@ -31,7 +31,18 @@ want '*/systemd/system/pam_namespace_helper.service'
 [[ -d $dest/etc/security/namespace.d ]] || fail "no namespace.d"
 [[ -z $(ls -A "$dest/etc/security/namespace.d") ]] || fail "namespace.d is not empty"
 [[ -x $dest/etc/security/namespace.init ]] || fail "namespace.init is not executable"
-grep -q '^\[Install\]' "$(find "$dest" -name pam_namespace_helper.service)" || fail "no [Install]"
+unit=$(find "$dest" -name pam_namespace_helper.service -print | head -n 1)
+grep -q '^\[Install\]' "$unit" || fail "no [Install]"
+grep -q '^ExecStart=/.*/pam_namespace_helper$' "$unit" || fail "ExecStart not configured"
+! grep -q @ "$unit" || fail "a placeholder left in the unit"
+if command -v systemd-analyze >/dev/null; then
+	# verify wants the ExecStart binary where the unit says: point it at the staged one.
+	helper=$(find "$dest" -path '*/sbin/pam_namespace_helper' -print | head -n 1)
+	sed "s|^ExecStart=.*|ExecStart=$helper|" "$unit" >"$dest/pam_namespace_helper.service"
+	out=$(systemd-analyze verify "$dest/pam_namespace_helper.service" 2>&1) ||
+		fail "systemd-analyze verify: $out"
+	rm "$dest/pam_namespace_helper.service"
+fi
 
 if ! command -v scdoc >/dev/null; then
 	echo "# scdoc not installed: man pages not built"
@@ -43,5 +54,6 @@ for page in man5/namespace.conf.5 man8/pam_namespace.8 man8/pam_namespace_check.
 	[[ -n $f ]] || fail "man page not installed: $page"
 	text=$(MANWIDTH=80 man -l "$f" 2>&1) || fail "man -l $page: $text"
 	grep -q NAME <<<"$text" || fail "man -l $page shows no NAME section"
+	! grep -q '@[A-Z]*@' "$f" || fail "a placeholder left in $page"
 	echo "# renders: $page ($(wc -l <<<"$text") lines)"
 done
