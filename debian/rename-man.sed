@@ -1,5 +1,7 @@
 # The package's names in its man pages (see README.Debian): the module is
-# pam_namespace_ng.so, the pages namespace.conf-ng(5) and pam_namespace_ng(8).
+# pam_namespace_ng.so, the pages namespace.conf-ng(5) and pam_namespace_ng(8),
+# the helper, its page and its unit pam_namespace_ng_helper.
+s/pam_namespace_helper/pam_namespace_ng_helper/g
 s/^\.TH "namespace\.conf" "5"/.TH "namespace.conf-ng" "5"/
 s/^\.TH "pam_namespace" "8"/.TH "pam_namespace_ng" "8"/
 s/^namespace\.\\&conf - /namespace.\\\&conf-ng - /
