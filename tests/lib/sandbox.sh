@@ -14,9 +14,10 @@
 #
 #   NS_MODULE  the PAM module under test (default: build/pam_namespace/pam_namespace.so)
 #   NS_DRIVER  the PAM driver program (default: build/tests/driver/pam_driver)
-#   NS_PROBE   tests/driver/ns_probe, where a test uses it
-#   (all three are copied into the sandbox, so they stay reachable wherever
-#   they were built)
+#   NS_PROBE, NS_CHECK, NS_HELPER, NS_ATTACKER: the other built programs,
+#   where a test uses them
+#   (the module and every program named here are copied into the sandbox,
+#   so they stay reachable wherever they were built, /tmp included)
 #
 # Run directly, "sandbox.sh COMMAND ARGS..." runs COMMAND inside a sandbox
 # (COMMAND may source this file again for the helpers).
@@ -36,6 +37,8 @@ SB_OUT=$SB_DIR/out
 SB_LOG=$SB_DIR/syslog
 SB_TIMEOUT=${SB_TIMEOUT:-60}
 SB_USERS=(alice:2001 bob:2002 carol:2003)
+# The built programs a test may name; each is copied into the sandbox.
+SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER)
 SB_SYSTEM_MODULE_DIRS=(/lib/x86_64-linux-gnu/security /usr/lib/x86_64-linux-gnu/security
 	/lib/security /usr/lib/security)
 
@@ -136,11 +139,14 @@ sandbox_enter() {
 	export SB_INSIDE=1 SB_LIB="$SB_LIB_DIR/sandbox.sh"
 	export NS_MODULE NS_DRIVER
 	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/pam_namespace.so}")
-	NS_DRIVER=$(sb_abspath "${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}")
-	if [[ -n "${NS_PROBE:-}" ]]; then
-		export NS_PROBE
-		NS_PROBE=$(sb_abspath "$NS_PROBE")
-	fi
+	NS_DRIVER=${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}
+	local var
+	for var in "${SB_PROGRAMS[@]}"; do
+		if [[ -n "${!var:-}" ]]; then
+			export "${var?}"
+			printf -v "$var" '%s' "$(sb_abspath "${!var}")"
+		fi
+	done
 	[[ -f "$NS_MODULE" ]] || fail "no module at $NS_MODULE (set NS_MODULE)"
 	exec unshare "${flags[@]}" bash "$script" "$@"
 }
@@ -182,15 +188,13 @@ sb_setup() {
 	# the directories they were built in.
 	install -m 0644 "$NS_MODULE" "$SB_DIR/bin/pam_namespace.so"
 	NS_MODULE=$SB_DIR/bin/pam_namespace.so
-	NS_DRIVER=${NS_DRIVER:-}
-	if [[ -x "$NS_DRIVER" ]]; then
-		install -m 0755 "$NS_DRIVER" "$SB_DIR/bin/pam_driver"
-		NS_DRIVER=$SB_DIR/bin/pam_driver
-	fi
-	if [[ -x "${NS_PROBE:-}" ]]; then
-		install -m 0755 "$NS_PROBE" "$SB_DIR/bin/ns_probe"
-		NS_PROBE=$SB_DIR/bin/ns_probe
-	fi
+	local var
+	for var in "${SB_PROGRAMS[@]}"; do
+		if [[ -x "${!var:-}" ]]; then
+			install -m 0755 "${!var}" "$SB_DIR/bin/${!var##*/}"
+			printf -v "$var" '%s' "$SB_DIR/bin/${!var##*/}"
+		fi
+	done
 
 	# login(1) writes wtmp, btmp and lastlog; let it write to nowhere.
 	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-log /var/log
