@@ -212,6 +212,10 @@ sb_setup() {
 	done
 
 	sb_setup_dev
+	# A working directory under what the tmpfs now covers (meson runs the
+	# tests in the build directory, which may be under /tmp) is gone by
+	# name; programs that look it up by name (pyenv's shims) would fail.
+	[[ -d "$PWD" && "$PWD" -ef . ]] || cd /
 	sb_start_syslog
 	trap sb_cleanup EXIT
 }
