@@ -333,11 +333,13 @@ static int parse_line(struct line_ctx *lc, const char *s, size_t len, const char
 
 	if (hash)
 		len = (size_t)(hash - s);
-	n = split_fields(lc, s, len, f);
-	if (n <= 0)
-		return n;
-
 	*r = (struct ns_rule){.line = lc->line};
+	n = split_fields(lc, s, len, f);
+	if (n <= 0) {
+		k = n;
+		goto out;
+	}
+
 	if (n < 3) {
 		line_error(lc, f[n - 1].column,
 			   "want at least 3 fields (polydir, instance prefix, method), found %d",

@@ -221,24 +221,29 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 	*e = (struct ns_plan_entry){.rule = r, .method = r->method};
 
 	e->polydir = ns_expand_variables(r->polydir, user);
-	if (!e->polydir)
-		return -ENOMEM;
+	if (!e->polydir) {
+		k = -ENOMEM;
+		goto out;
+	}
 	/* $HOME may end in a slash: drop trailing slashes again after expansion. */
 	len = strlen(e->polydir);
 	while (len > 1 && e->polydir[len - 1] == '/')
 		e->polydir[--len] = '\0';
 	k = check_path(r, "polydir", e->polydir, diag);
 	if (k < 0)
-		return k;
+		goto out;
 	if (strcmp(e->polydir, "/") == 0) {
 		ns_diag_report(diag, NS_ERROR, r->file, r->line, 0, "polydir may not be \"/\"");
-		return -EINVAL;
+		k = -EINVAL;
+		goto out;
 	}
 
 	if (r->method != NS_METHOD_TMPFS) {
 		prefix = ns_expand_variables(r->instance_prefix, user);
-		if (!prefix)
-			return -ENOMEM;
+		if (!prefix) {
+			k = -ENOMEM;
+			goto out;
+		}
 		k = check_path(r, "instance prefix", prefix, diag);
 		if (k < 0)
 			goto out;
