@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "kernel.h"
@@ -23,6 +25,23 @@ void kn_ns_saved_close(struct kn_ns_saved *saved)
 }
 
 /*
+ * The calling thread's mount namespace. unshare(CLONE_NEWNS) and setns()
+ * act on the calling thread, and /proc/self is the thread-group leader,
+ * whose namespace a thread that unshared on its own does not share.
+ * /proc/thread-self is 3.17; before it, /proc/self/task/TID.
+ */
+static int open_own_ns(void)
+{
+	char path[64];
+	int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/ns/mnt", (long)syscall(SYS_gettid));
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
  * unshare() moves root and working directory to the copies in the new
  * namespace, and setns() moves them to the namespace's root, so both are
  * kept as descriptors of the original namespace to be restored exactly.
@@ -31,7 +50,7 @@ int kn_ns_save(struct kn_ns_saved *ret)
 {
 	struct kn_ns_saved s = KN_NS_SAVED_INIT;
 
-	s.ns_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	s.ns_fd = open_own_ns();
 	if (s.ns_fd < 0)
 		goto fail;
 	s.root_fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -64,8 +83,15 @@ int kn_ns_enter_new(enum kn_propagation prop)
 	return 0;
 }
 
+/*
+ * Still in the saved namespace (unshare itself failed): nothing to undo,
+ * and setns() would even fail with EINVAL in a multithreaded caller, whose
+ * fs_struct is still shared.
+ */
 int kn_ns_restore(const struct kn_ns_saved *saved)
 {
+	if (kn_ns_same(saved->ns_fd, -1) == 1)
+		return 0;
 	if (setns(saved->ns_fd, CLONE_NEWNS) < 0)
 		return -errno;
 	/* setns() put us at the namespace's root: go back to the caller's root and cwd. */
@@ -76,13 +102,32 @@ int kn_ns_restore(const struct kn_ns_saved *saved)
 	return 0;
 }
 
+static int ns_stat(int fd, struct stat *st)
+{
+	int own = -1, r;
+
+	if (fd < 0) {
+		own = open_own_ns();
+		if (own < 0)
+			return -errno;
+		fd = own;
+	}
+	r = fstat(fd, st) < 0 ? -errno : 0;
+	if (own >= 0)
+		close(own);
+	return r;
+}
+
 int kn_ns_same(int ns_fd_a, int ns_fd_b)
 {
 	struct stat a, b;
+	int r;
 
-	if ((ns_fd_a >= 0 ? fstat(ns_fd_a, &a) : stat("/proc/self/ns/mnt", &a)) < 0)
-		return -errno;
-	if ((ns_fd_b >= 0 ? fstat(ns_fd_b, &b) : stat("/proc/self/ns/mnt", &b)) < 0)
-		return -errno;
+	r = ns_stat(ns_fd_a, &a);
+	if (r < 0)
+		return r;
+	r = ns_stat(ns_fd_b, &b);
+	if (r < 0)
+		return r;
 	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
@@ -356,14 +357,55 @@ fail:
 	return r;
 }
 
-static int remove_contents(int dfd, dev_t dev, unsigned depth)
+/*
+ * The ID of the mount a descriptor is on, 0 if it cannot be had. st_dev
+ * cannot tell a bind mount of the same filesystem from a plain directory;
+ * the mount ID can: from statx (5.8), else from fdinfo (3.15).
+ */
+static uint64_t mount_id_of(int fd)
+{
+	char path[64], line[128];
+	uint64_t id = 0;
+	FILE *f;
+
+#ifdef SYS_statx
+	struct kn_statx stx = {0};
+
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, KN_STATX_MNT_ID,
+		    &stx) == 0 &&
+	    (stx.mask & KN_STATX_MNT_ID))
+		return stx.mnt_id;
+#endif
+	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f) {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long v;
+
+		if (sscanf(line, "mnt_id: %llu", &v) == 1) {
+			id = v;
+			break;
+		}
+	}
+	fclose(f);
+	return id;
+}
+
+static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 {
 	DIR *d;
 	struct dirent *de;
 	int r = 0;
 
-	if (depth > 256)
+	if (depth > 256) {
+		close(dfd);
 		return -ELOOP;
+	}
 	d = fdopendir(dfd);
 	if (!d) {
 		r = -errno;
@@ -372,6 +414,7 @@ static int remove_contents(int dfd, dev_t dev, unsigned depth)
 	}
 	while ((errno = 0, de = readdir(d))) {
 		struct stat st;
+		uint64_t cid;
 		int cfd, k;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
@@ -405,7 +448,15 @@ static int remove_contents(int dfd, dev_t dev, unsigned depth)
 				r = -errno;
 			continue;
 		}
-		k = remove_contents(cfd, dev, depth + 1);
+		cid = mnt_id ? mount_id_of(cfd) : 0;
+		if (cid != 0 && cid != mnt_id) {
+			/* A bind mount of this same filesystem: as above. */
+			close(cfd);
+			if (r == 0)
+				r = -EBUSY;
+			continue;
+		}
+		k = remove_contents(cfd, dev, mnt_id, depth + 1);
 		if (k < 0 && r == 0)
 			r = k;
 		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
@@ -430,7 +481,7 @@ int kn_remove_tree(int dirfd, const char *name)
 		close(fd);
 		return r;
 	}
-	r = remove_contents(fd, st.st_dev, 0);
+	r = remove_contents(fd, st.st_dev, mount_id_of(fd), 0);
 	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
 		r = -errno;
 	return r;

@@ -30,12 +30,43 @@
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
+#if !defined(SYS_statx) && defined(__x86_64__)
+#define SYS_statx 332
+#endif
 
 struct kn_open_how {
 	uint64_t flags;
 	uint64_t mode;
 	uint64_t resolve;
 };
+
+/* struct statx as of Linux 5.8, which added stx_mnt_id (older headers lack it). */
+struct kn_statx_timestamp {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t reserved;
+};
+struct kn_statx {
+	uint32_t mask;
+	uint32_t blksize;
+	uint64_t attributes;
+	uint32_t nlink;
+	uint32_t uid;
+	uint32_t gid;
+	uint16_t mode;
+	uint16_t spare0;
+	uint64_t ino;
+	uint64_t size;
+	uint64_t blocks;
+	uint64_t attributes_mask;
+	struct kn_statx_timestamp atime, btime, ctime, mtime;
+	uint32_t rdev_major, rdev_minor;
+	uint32_t dev_major, dev_minor;
+	uint64_t mnt_id;
+	uint64_t spare[13];
+};
+_Static_assert(sizeof(struct kn_statx) == 256, "struct statx is 256 bytes");
+#define KN_STATX_MNT_ID 0x00001000U
 
 #define KN_RESOLVE_NO_XDEV	 0x01
 #define KN_RESOLVE_NO_MAGICLINKS 0x02
