@@ -479,6 +479,6 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	printf("%s: %u passed, %u failed, %u skipped\n", suite, passed, failed, skipped);
+	printf("# %s: %u passed, %u failed, %u skipped\n", suite, passed, failed, skipped);
 	return failed ? 1 : 0;
 }

@@ -86,8 +86,8 @@ KT_TEST(filter_answers_enosys)
 	static const struct {
 		const char *name;
 		long nr;
-	} calls[] = {{"open_tree", 428}, {"move_mount", 429}, {"fsopen", 430},
-		     {"fsconfig", 431},	 {"fsmount", 432},    {"openat2", 437},
+	} calls[] = {{"open_tree", 428},    {"move_mount", 429}, {"fsopen", 430},
+		     {"fsconfig", 431},	    {"fsmount", 432},	 {"openat2", 437},
 		     {"mount_setattr", 442}};
 
 	if (!kt_any_denied())
@@ -234,13 +234,22 @@ static bool any_propagation(const char *tag)
 	return found;
 }
 
+/*
+ * The caller's namespace is held open, as the module holds it: a namespace
+ * whose last reference goes is torn down, its mounts leave their peer
+ * groups, and the copies would become private instead of slave.
+ */
 KT_TEST(enter_new_slave_makes_every_mount_a_slave)
 {
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+
 	KT_ASSERT_OK(mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL));
 	KT_ASSERT(any_propagation(" shared:"));
+	KT_ASSERT_KN(kn_ns_save(&saved), 0);
 	KT_ASSERT_KN(kn_ns_enter_new(KN_PROPAGATION_SLAVE), 0);
 	KT_ASSERT_MSG(!any_propagation(" shared:"), "a mount is still shared");
 	KT_ASSERT(any_propagation(" master:"));
+	kn_ns_saved_close(&saved);
 }
 
 KT_TEST(enter_new_private_cuts_all_propagation)
@@ -540,8 +549,8 @@ KT_TEST(fd_is_trusted)
 		uid_t uid;
 		int strict, sticky_ok;
 	} cases[] = {
-		{"r755", 0755, 0, 1, 1},   {"r775", 0775, 0, 0, 0},   {"r757", 0757, 0, 0, 0},
-		{"r1777", 01777, 0, 0, 1}, {"r1775", 01775, 0, 0, 1}, {"u755", 0755, 1000, 0, 0},
+		{"r755", 0755, 0, 1, 1},      {"r775", 0775, 0, 0, 0},	 {"r757", 0757, 0, 0, 0},
+		{"r1777", 01777, 0, 0, 1},    {"r1775", 01775, 0, 0, 1}, {"u755", 0755, 1000, 0, 0},
 		{"u1777", 01777, 1000, 0, 0},
 	};
 
@@ -675,8 +684,8 @@ static bool has_opt(const char *list, const char *opt)
 	size_t n = strlen(opt);
 
 	for (const char *p = list; (p = strstr(p, opt)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' ||
-						    p[n] == '\n'))
+		if ((p == list || p[-1] == ',') &&
+		    (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
 			return true;
 	return false;
 }
