@@ -910,3 +910,110 @@ KT_TEST(remove_tree_deep)
 	KT_ASSERT(!kt_exists(KT_DIR "/t"));
 	close(dfd);
 }
+
+/* ---- callers with a descriptor table of their own ---- */
+
+struct own_files {
+	int src, dst; /* the numbers the thread uses */
+	int r_bind, r_tmpfs, r_umount;
+};
+
+/* Put the directory path at exactly descriptor number at, in this thread's table. */
+static void open_at_number(const char *path, int at)
+{
+	int fd = kn_open_dir(path, NULL);
+
+	KT_ASSERT_OK(fd);
+	KT_ASSERT_OK(dup3(fd, at, O_CLOEXEC));
+	close(fd);
+}
+
+static void *own_files_thread(void *p)
+{
+	struct own_files *o = p;
+
+	/* Same numbers, other directories: only this thread's table has the real ones. */
+	KT_ASSERT_OK(unshare(CLONE_FILES));
+	open_at_number(KT_DIR "/src", o->src);
+	open_at_number(KT_DIR "/dst", o->dst);
+	o->r_bind = kn_bind_fd(o->src, o->dst);
+	open_at_number(KT_DIR "/t", o->dst);
+	o->r_tmpfs = kn_tmpfs_fd(o->dst, "size=1m", 0);
+	o->r_umount = kn_umount_path(KT_DIR "/t");
+	return NULL;
+}
+
+/*
+ * A thread that unshared its descriptor table (CLONE_FILES) has descriptor
+ * numbers that mean something else in the thread-group leader's table,
+ * which is what /proc/self/fd shows: the fallbacks must name descriptors
+ * through /proc/thread-self.
+ */
+KT_TEST(mounts_from_a_thread_with_its_own_descriptor_table)
+{
+	struct own_files o = {0};
+	pthread_t t;
+	char *m;
+
+	kt_mkdir(KT_DIR "/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/t", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/decoy-src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/decoy-dst", 0755, 0, 0);
+	kt_write(KT_DIR "/src/mark", "src");
+	kt_write(KT_DIR "/decoy-src/decoy", "decoy");
+	o.src = open(KT_DIR "/decoy-src", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	o.dst = open(KT_DIR "/decoy-dst", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	KT_ASSERT_OK(o.src);
+	KT_ASSERT_OK(o.dst);
+	KT_ASSERT_EQ(pthread_create(&t, NULL, own_files_thread, &o), 0);
+	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
+
+	KT_ASSERT_KN(o.r_bind, 0);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/decoy-dst"), "mounted on the leader's descriptor");
+	KT_ASSERT_MSG(kt_exists(KT_DIR "/dst/mark") && !kt_exists(KT_DIR "/dst/decoy"),
+		      "the wrong directory was bound on dst");
+	KT_ASSERT_KN(o.r_tmpfs, 0);
+	KT_ASSERT_KN(o.r_umount, 0);
+	m = kt_mount_at(KT_DIR "/t");
+	KT_ASSERT_MSG(!m, "the tmpfs is still mounted: %s", m);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/decoy-dst"), "mounted on the leader's descriptor");
+}
+
+static void *leaderless_thread(void *p)
+{
+	int src, dst, r;
+
+	src = kn_open_dir(KT_DIR "/src", NULL);
+	dst = kn_open_dir(KT_DIR "/dst", NULL);
+	if (src < 0 || dst < 0)
+		exit(10);
+	r = kn_bind_fd(src, dst);
+	if (r < 0)
+		exit(11);
+	if (!kt_exists(KT_DIR "/dst/mark"))
+		exit(12);
+	r = kn_umount_path(KT_DIR "/dst");
+	exit(r < 0 ? 13 : 0);
+}
+
+static int leaderless_process(void *p)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, leaderless_thread, NULL) != 0)
+		return 20;
+	/* The leader is gone (a zombie): /proc/self/fd shows nothing any more. */
+	pthread_exit(NULL);
+}
+
+KT_TEST(mounts_from_a_thread_whose_leader_exited)
+{
+	int status;
+
+	kt_mkdir(KT_DIR "/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	kt_write(KT_DIR "/src/mark", "src");
+	status = kt_run_child(leaderless_process, NULL);
+	KT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
