@@ -77,18 +77,27 @@ fail:;
 	return r;
 }
 
+/*
+ * unshare() copies the propagation of every mount; with / shared (as
+ * systemd makes it) our binds would appear in the caller's namespace.
+ * Slave keeps mounts flowing in (new media) but never out. Both calls
+ * change every mount below / and fail with EINVAL where / is not a mount
+ * (a chroot into a plain directory): then nothing is changed.
+ */
 int kn_ns_enter_new(enum kn_propagation prop)
 {
-	unsigned long flags = MS_REC | (prop == KN_PROPAGATION_PRIVATE ? MS_PRIVATE : MS_SLAVE);
+	unsigned long type = prop == KN_PROPAGATION_PRIVATE ? MS_PRIVATE : MS_SLAVE;
+	struct kn_mount_attr attr = {.propagation = type};
 
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
-	/*
-	 * unshare() copies the propagation of every mount; with / shared (as
-	 * systemd makes it) our binds would appear in the caller's namespace.
-	 * Slave keeps mounts flowing in (new media) but never out.
-	 */
-	if (mount(NULL, "/", NULL, flags, NULL) < 0)
+	if (kn_features()->mount_setattr) {
+		if (syscall(SYS_mount_setattr, AT_FDCWD, "/", KN_AT_RECURSIVE, &attr,
+			    sizeof(attr)) < 0)
+			return -errno;
+		return 0;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | type, NULL) < 0)
 		return -errno;
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,8 +34,15 @@ static const struct {
 	const char *name;
 	long nr;
 } deniable[] = {
-	{"open_tree", 428}, {"move_mount", 429}, {"fsopen", 430},	 {"fsconfig", 431},
-	{"fsmount", 432},   {"openat2", 437},	 {"mount_setattr", 442},
+	{"open_tree", 428},
+	{"move_mount", 429},
+	{"fsopen", 430},
+	{"fsconfig", 431},
+	{"fsmount", 432},
+	{"openat2", 437},
+	{"mount_setattr", 442},
+	/* For the mount ID, which only statx gives from 5.8 on (fdinfo before). */
+	{"statx", SYS_statx},
 };
 #define N_DENIABLE (sizeof(deniable) / sizeof(deniable[0]))
 

@@ -86,9 +86,9 @@ KT_TEST(filter_answers_enosys)
 	static const struct {
 		const char *name;
 		long nr;
-	} calls[] = {{"open_tree", 428},    {"move_mount", 429}, {"fsopen", 430},
-		     {"fsconfig", 431},	    {"fsmount", 432},	 {"openat2", 437},
-		     {"mount_setattr", 442}};
+	} calls[] = {{"open_tree", 428},     {"move_mount", 429}, {"fsopen", 430},
+		     {"fsconfig", 431},	     {"fsmount", 432},	  {"openat2", 437},
+		     {"mount_setattr", 442}, {"statx", SYS_statx}};
 
 	if (!kt_any_denied())
 		kt_skip("no filter in this run");
