@@ -1017,3 +1017,55 @@ KT_TEST(mounts_from_a_thread_whose_leader_exited)
 	status = kt_run_child(leaderless_process, NULL);
 	KT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
+
+struct shared_fs_case {
+	int r_save, r_enter, r_restore;
+	ino_t inside, after;
+	char *cwd_after;
+};
+
+static void *shared_fs_thread(void *p)
+{
+	struct shared_fs_case *c = p;
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+
+	c->r_save = kn_ns_save(&saved);
+	c->r_enter = kn_ns_enter_new(KN_PROPAGATION_SLAVE);
+	c->inside = kt_self_ns();
+	if (c->r_enter == 0)
+		kt_tmpfs(KT_DIR "/m", NULL);
+	c->r_restore = kn_ns_restore(&saved);
+	c->after = kt_self_ns();
+	c->cwd_after = getcwd(NULL, 0);
+	kn_ns_saved_close(&saved);
+	return NULL;
+}
+
+/*
+ * The usual multithreaded caller: a thread that shares everything with the
+ * leader runs a session that fails. unshare() gives it a copy of fs_struct
+ * (CLONE_NEWNS implies CLONE_FS), which is what lets setns() bring it back;
+ * the leader is never in the new namespace and sees none of its mounts.
+ */
+KT_TEST(save_enter_restore_in_a_thread_sharing_fs)
+{
+	struct shared_fs_case c = {0};
+	ino_t leader = kt_self_ns();
+	pthread_t t;
+
+	tree();
+	kt_mkdir(KT_DIR "/m", 0755, 0, 0);
+	KT_ASSERT_OK(chdir(A "/b"));
+	KT_ASSERT_EQ(pthread_create(&t, NULL, shared_fs_thread, &c), 0);
+	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
+	KT_ASSERT_KN(c.r_save, 0);
+	KT_ASSERT_KN(c.r_enter, 0);
+	KT_ASSERT_KN(c.r_restore, 0);
+	KT_ASSERT(c.inside != leader);
+	KT_ASSERT_EQ(c.after, leader);
+	KT_ASSERT_MSG(c.cwd_after && strcmp(c.cwd_after, A "/b") == 0, "thread's cwd is %s",
+		      c.cwd_after ? c.cwd_after : "gone");
+	KT_ASSERT_EQ(kt_self_ns(), leader);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/m"), "the thread's mount reached the leader");
+	free(c.cwd_after);
+}
