@@ -260,22 +260,29 @@ KT_TEST(enter_new_private_cuts_all_propagation)
 }
 
 struct thread_case {
-	ino_t own_before, after_restore;
+	bool own_ns_first; /* the thread unshares on its own before the session */
+	ino_t own_before, inside, after_restore;
 	int r_save, r_enter, r_restore, r_unshare;
+	char *cwd_after;
 };
 
+/* A session in a second thread: save, enter, mount, restore. */
 static void *save_restore_thread(void *p)
 {
 	struct thread_case *c = p;
 	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
 
-	/* This thread has a namespace of its own before the session starts. */
-	c->r_unshare = unshare(CLONE_NEWNS) < 0 ? -errno : 0;
+	if (c->own_ns_first)
+		c->r_unshare = unshare(CLONE_NEWNS) < 0 ? -errno : 0;
 	c->own_before = kt_self_ns();
 	c->r_save = kn_ns_save(&saved);
 	c->r_enter = kn_ns_enter_new(KN_PROPAGATION_SLAVE);
+	c->inside = kt_self_ns();
+	if (c->r_enter == 0)
+		kt_tmpfs(KT_DIR "/m", NULL);
 	c->r_restore = kn_ns_restore(&saved);
 	c->after_restore = kt_self_ns();
+	c->cwd_after = getcwd(NULL, 0);
 	kn_ns_saved_close(&saved);
 	return NULL;
 }
@@ -287,10 +294,11 @@ static void *save_restore_thread(void *p)
  */
 KT_TEST(save_restore_from_a_thread_with_its_own_namespace)
 {
-	struct thread_case c = {0};
+	struct thread_case c = {.own_ns_first = true};
 	ino_t leader = kt_self_ns();
 	pthread_t t;
 
+	kt_mkdir(KT_DIR "/m", 0755, 0, 0);
 	KT_ASSERT_EQ(pthread_create(&t, NULL, save_restore_thread, &c), 0);
 	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
 	KT_ASSERT_KN(c.r_unshare, 0);
@@ -303,6 +311,7 @@ KT_TEST(save_restore_from_a_thread_with_its_own_namespace)
 		      (unsigned long)c.after_restore, (unsigned long)c.own_before,
 		      (unsigned long)leader);
 	KT_ASSERT_EQ(kt_self_ns(), leader);
+	free(c.cwd_after);
 }
 
 KT_TEST(ns_same)
@@ -1018,29 +1027,6 @@ KT_TEST(mounts_from_a_thread_whose_leader_exited)
 	KT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
 
-struct shared_fs_case {
-	int r_save, r_enter, r_restore;
-	ino_t inside, after;
-	char *cwd_after;
-};
-
-static void *shared_fs_thread(void *p)
-{
-	struct shared_fs_case *c = p;
-	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
-
-	c->r_save = kn_ns_save(&saved);
-	c->r_enter = kn_ns_enter_new(KN_PROPAGATION_SLAVE);
-	c->inside = kt_self_ns();
-	if (c->r_enter == 0)
-		kt_tmpfs(KT_DIR "/m", NULL);
-	c->r_restore = kn_ns_restore(&saved);
-	c->after = kt_self_ns();
-	c->cwd_after = getcwd(NULL, 0);
-	kn_ns_saved_close(&saved);
-	return NULL;
-}
-
 /*
  * The usual multithreaded caller: a thread that shares everything with the
  * leader runs a session that fails. unshare() gives it a copy of fs_struct
@@ -1049,20 +1035,21 @@ static void *shared_fs_thread(void *p)
  */
 KT_TEST(save_enter_restore_in_a_thread_sharing_fs)
 {
-	struct shared_fs_case c = {0};
+	struct thread_case c = {0};
 	ino_t leader = kt_self_ns();
 	pthread_t t;
 
 	tree();
 	kt_mkdir(KT_DIR "/m", 0755, 0, 0);
 	KT_ASSERT_OK(chdir(A "/b"));
-	KT_ASSERT_EQ(pthread_create(&t, NULL, shared_fs_thread, &c), 0);
+	KT_ASSERT_EQ(pthread_create(&t, NULL, save_restore_thread, &c), 0);
 	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
 	KT_ASSERT_KN(c.r_save, 0);
 	KT_ASSERT_KN(c.r_enter, 0);
 	KT_ASSERT_KN(c.r_restore, 0);
+	KT_ASSERT_EQ(c.own_before, leader);
 	KT_ASSERT(c.inside != leader);
-	KT_ASSERT_EQ(c.after, leader);
+	KT_ASSERT_EQ(c.after_restore, leader);
 	KT_ASSERT_MSG(c.cwd_after && strcmp(c.cwd_after, A "/b") == 0, "thread's cwd is %s",
 		      c.cwd_after ? c.cwd_after : "gone");
 	KT_ASSERT_EQ(kt_self_ns(), leader);
