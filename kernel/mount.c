@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /*
- * Mounts by descriptor. Which call runs at which step:
+ * Mounts by descriptor. Which call runs at which step (kernel/README.md has
+ * the same table for the whole session):
  *
- *   step            new API (5.2+)                         fallback (older kernels)
- *   bind instance   open_tree(OPEN_TREE_CLONE) on the       mount(2) MS_BIND from
- *                   instance fd, move_mount onto the        /proc/self/fd/SRC to
- *                   polydir fd                              /proc/self/fd/DST
- *   tmpfs           fsopen("tmpfs"), fsconfig per option,   mount(2) "tmpfs" on
- *                   fsmount with MOUNT_ATTR_*, move_mount   /proc/self/fd/DST
- *   unmount         umount2(MNT_DETACH) on /proc/self/fd/N of a safely resolved path
+ *   step            new API (5.2+)                        fallback (older kernels)
+ *   bind instance   open_tree(OPEN_TREE_CLONE) on the     mount(2) MS_BIND from
+ *                   instance fd, move_mount onto the      /proc/thread-self/fd/SRC
+ *                   polydir fd                            onto .../fd/DST
+ *   tmpfs           fsopen("tmpfs"), fsconfig per         mount(2) "tmpfs" onto
+ *                   option, fsmount with MOUNT_ATTR_*,    /proc/thread-self/fd/DST
+ *                   move_mount onto the polydir fd
+ *   unmount         umount2(MNT_DETACH) on /proc/thread-self/fd/N of a safely
+ *                   resolved path (the same on every kernel)
  *
  * Either way the target is the directory already resolved and held, never
- * a name looked up again; /proc/self/fd/N names exactly that descriptor.
+ * a name looked up again: /proc/thread-self/fd/N names exactly that
+ * descriptor of this thread's table.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,9 +29,18 @@
 #include "kernel.h"
 #include "sys.h"
 
-static void fd_path(char buf[32], int fd)
+/*
+ * The name of a descriptor of this thread's table: a thread may have its
+ * own (unshare(CLONE_FILES)), and /proc/self is the thread-group leader's
+ * table, where the same number can be another file, or, once the leader
+ * has exited, nothing at all.
+ */
+static void fd_path(char buf[KN_PROC_PATH_MAX], int fd)
 {
-	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+	char rest[32];
+
+	snprintf(rest, sizeof(rest), "fd/%d", fd);
+	kn_thread_self_path(buf, rest);
 }
 
 static int move_to(int mnt_fd, int dst_fd)
@@ -40,7 +53,7 @@ static int move_to(int mnt_fd, int dst_fd)
 
 int kn_bind_fd(int src_fd, int dst_fd)
 {
-	char src[32], dst[32];
+	char src[KN_PROC_PATH_MAX], dst[KN_PROC_PATH_MAX];
 	long tree;
 	int r;
 
@@ -105,7 +118,7 @@ static int configure_options(int fsfd, const char *opts)
 
 int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
 {
-	char dst[32];
+	char dst[KN_PROC_PATH_MAX];
 	long fsfd, mfd;
 	int r;
 
@@ -137,7 +150,7 @@ int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
 
 int kn_umount_path(const char *path)
 {
-	char p[32];
+	char p[KN_PROC_PATH_MAX];
 	int fd, r = 0;
 
 	fd = kn_open_dir(path, NULL);

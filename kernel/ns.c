@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "sys.h"
 
 static void close_fd(int *fd)
 {
@@ -24,20 +25,29 @@ void kn_ns_saved_close(struct kn_ns_saved *saved)
 	close_fd(&saved->cwd_fd);
 }
 
+void kn_thread_self_path(char buf[KN_PROC_PATH_MAX], const char *rest)
+{
+	static int have_thread_self = -1;
+
+	if (have_thread_self < 0)
+		have_thread_self = access("/proc/thread-self", F_OK) == 0 || errno != ENOENT;
+	if (have_thread_self)
+		snprintf(buf, KN_PROC_PATH_MAX, "/proc/thread-self/%s", rest);
+	else
+		snprintf(buf, KN_PROC_PATH_MAX, "/proc/self/task/%ld/%s", (long)syscall(SYS_gettid),
+			 rest);
+}
+
 /*
  * The calling thread's mount namespace. unshare(CLONE_NEWNS) and setns()
  * act on the calling thread, and /proc/self is the thread-group leader,
  * whose namespace a thread that unshared on its own does not share.
- * /proc/thread-self is 3.17; before it, /proc/self/task/TID.
  */
 static int open_own_ns(void)
 {
-	char path[64];
-	int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	char path[KN_PROC_PATH_MAX];
 
-	if (fd >= 0 || errno != ENOENT)
-		return fd;
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/ns/mnt", (long)syscall(SYS_gettid));
+	kn_thread_self_path(path, "ns/mnt");
 	return open(path, O_RDONLY | O_CLOEXEC);
 }
 
@@ -67,18 +77,27 @@ fail:;
 	return r;
 }
 
+/*
+ * unshare() copies the propagation of every mount; with / shared (as
+ * systemd makes it) our binds would appear in the caller's namespace.
+ * Slave keeps mounts flowing in (new media) but never out. Both calls
+ * change every mount below / and fail with EINVAL where / is not a mount
+ * (a chroot into a plain directory): then nothing is changed.
+ */
 int kn_ns_enter_new(enum kn_propagation prop)
 {
-	unsigned long flags = MS_REC | (prop == KN_PROPAGATION_PRIVATE ? MS_PRIVATE : MS_SLAVE);
+	unsigned long type = prop == KN_PROPAGATION_PRIVATE ? MS_PRIVATE : MS_SLAVE;
+	struct kn_mount_attr attr = {.propagation = type};
 
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
-	/*
-	 * unshare() copies the propagation of every mount; with / shared (as
-	 * systemd makes it) our binds would appear in the caller's namespace.
-	 * Slave keeps mounts flowing in (new media) but never out.
-	 */
-	if (mount(NULL, "/", NULL, flags, NULL) < 0)
+	if (kn_features()->mount_setattr) {
+		if (syscall(SYS_mount_setattr, AT_FDCWD, "/", KN_AT_RECURSIVE, &attr,
+			    sizeof(attr)) < 0)
+			return -errno;
+		return 0;
+	}
+	if (mount(NULL, "/", NULL, MS_REC | type, NULL) < 0)
 		return -errno;
 	return 0;
 }

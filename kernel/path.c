@@ -364,7 +364,7 @@ fail:
  */
 static uint64_t mount_id_of(int fd)
 {
-	char path[64], line[128];
+	char path[KN_PROC_PATH_MAX], line[128];
 	uint64_t id = 0;
 	FILE *f;
 
@@ -376,12 +376,9 @@ static uint64_t mount_id_of(int fd)
 	    (stx.mask & KN_STATX_MNT_ID))
 		return stx.mnt_id;
 #endif
-	snprintf(path, sizeof(path), "/proc/thread-self/fdinfo/%d", fd);
+	snprintf(line, sizeof(line), "fdinfo/%d", fd);
+	kn_thread_self_path(path, line);
 	f = fopen(path, "re");
-	if (!f) {
-		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-		f = fopen(path, "re");
-	}
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {

@@ -85,3 +85,21 @@ _Static_assert(sizeof(struct kn_statx) == 256, "struct statx is 256 bytes");
 #define KN_MOUNT_ATTR_NOSUID	   0x00000002
 #define KN_MOUNT_ATTR_NODEV	   0x00000004
 #define KN_MOUNT_ATTR_NOEXEC	   0x00000008
+#define KN_AT_RECURSIVE		   0x8000
+
+/* struct mount_attr of mount_setattr(2), 5.12; MOUNT_ATTR_SIZE_VER0. */
+struct kn_mount_attr {
+	uint64_t attr_set;
+	uint64_t attr_clr;
+	uint64_t propagation;
+	uint64_t userns_fd;
+};
+
+/*
+ * Internal to kernel/: "/proc/thread-self/REST" into buf, or on kernels
+ * before 3.17, which lack it, "/proc/self/task/TID/REST". Descriptors,
+ * namespaces and the like are per thread; /proc/self is the thread-group
+ * leader's.
+ */
+#define KN_PROC_PATH_MAX 64
+void kn_thread_self_path(char buf[KN_PROC_PATH_MAX], const char *rest);

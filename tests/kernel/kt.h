@@ -12,8 +12,8 @@
  * kernel/'s fallbacks on a kernel that has the newer calls.
  *
  * Output is TAP-like ("ok N name", "not ok N name", "# SKIP") and ends
- * with "NAME: N passed, N failed, N skipped". Exit status: 0, 1 on any
- * failure, 77 when not root.
+ * with "# NAME: N passed, N failed, N skipped". Exit status: 0, 1 on any
+ * failure, 77 when not root or when no mount namespace can be made.
  */
 
 #include <stdbool.h>

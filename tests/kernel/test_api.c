@@ -86,9 +86,9 @@ KT_TEST(filter_answers_enosys)
 	static const struct {
 		const char *name;
 		long nr;
-	} calls[] = {{"open_tree", 428}, {"move_mount", 429}, {"fsopen", 430},
-		     {"fsconfig", 431},	 {"fsmount", 432},    {"openat2", 437},
-		     {"mount_setattr", 442}};
+	} calls[] = {{"open_tree", 428},     {"move_mount", 429}, {"fsopen", 430},
+		     {"fsconfig", 431},	     {"fsmount", 432},	  {"openat2", 437},
+		     {"mount_setattr", 442}, {"statx", SYS_statx}};
 
 	if (!kt_any_denied())
 		kt_skip("no filter in this run");
@@ -234,13 +234,22 @@ static bool any_propagation(const char *tag)
 	return found;
 }
 
+/*
+ * The caller's namespace is held open, as the module holds it: a namespace
+ * whose last reference goes is torn down, its mounts leave their peer
+ * groups, and the copies would become private instead of slave.
+ */
 KT_TEST(enter_new_slave_makes_every_mount_a_slave)
 {
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+
 	KT_ASSERT_OK(mount(NULL, "/", NULL, MS_REC | MS_SHARED, NULL));
 	KT_ASSERT(any_propagation(" shared:"));
+	KT_ASSERT_KN(kn_ns_save(&saved), 0);
 	KT_ASSERT_KN(kn_ns_enter_new(KN_PROPAGATION_SLAVE), 0);
 	KT_ASSERT_MSG(!any_propagation(" shared:"), "a mount is still shared");
 	KT_ASSERT(any_propagation(" master:"));
+	kn_ns_saved_close(&saved);
 }
 
 KT_TEST(enter_new_private_cuts_all_propagation)
@@ -251,22 +260,29 @@ KT_TEST(enter_new_private_cuts_all_propagation)
 }
 
 struct thread_case {
-	ino_t own_before, after_restore;
+	bool own_ns_first; /* the thread unshares on its own before the session */
+	ino_t own_before, inside, after_restore;
 	int r_save, r_enter, r_restore, r_unshare;
+	char *cwd_after;
 };
 
+/* A session in a second thread: save, enter, mount, restore. */
 static void *save_restore_thread(void *p)
 {
 	struct thread_case *c = p;
 	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
 
-	/* This thread has a namespace of its own before the session starts. */
-	c->r_unshare = unshare(CLONE_NEWNS) < 0 ? -errno : 0;
+	if (c->own_ns_first)
+		c->r_unshare = unshare(CLONE_NEWNS) < 0 ? -errno : 0;
 	c->own_before = kt_self_ns();
 	c->r_save = kn_ns_save(&saved);
 	c->r_enter = kn_ns_enter_new(KN_PROPAGATION_SLAVE);
+	c->inside = kt_self_ns();
+	if (c->r_enter == 0)
+		kt_tmpfs(KT_DIR "/m", NULL);
 	c->r_restore = kn_ns_restore(&saved);
 	c->after_restore = kt_self_ns();
+	c->cwd_after = getcwd(NULL, 0);
 	kn_ns_saved_close(&saved);
 	return NULL;
 }
@@ -278,10 +294,11 @@ static void *save_restore_thread(void *p)
  */
 KT_TEST(save_restore_from_a_thread_with_its_own_namespace)
 {
-	struct thread_case c = {0};
+	struct thread_case c = {.own_ns_first = true};
 	ino_t leader = kt_self_ns();
 	pthread_t t;
 
+	kt_mkdir(KT_DIR "/m", 0755, 0, 0);
 	KT_ASSERT_EQ(pthread_create(&t, NULL, save_restore_thread, &c), 0);
 	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
 	KT_ASSERT_KN(c.r_unshare, 0);
@@ -294,6 +311,7 @@ KT_TEST(save_restore_from_a_thread_with_its_own_namespace)
 		      (unsigned long)c.after_restore, (unsigned long)c.own_before,
 		      (unsigned long)leader);
 	KT_ASSERT_EQ(kt_self_ns(), leader);
+	free(c.cwd_after);
 }
 
 KT_TEST(ns_same)
@@ -540,8 +558,8 @@ KT_TEST(fd_is_trusted)
 		uid_t uid;
 		int strict, sticky_ok;
 	} cases[] = {
-		{"r755", 0755, 0, 1, 1},   {"r775", 0775, 0, 0, 0},   {"r757", 0757, 0, 0, 0},
-		{"r1777", 01777, 0, 0, 1}, {"r1775", 01775, 0, 0, 1}, {"u755", 0755, 1000, 0, 0},
+		{"r755", 0755, 0, 1, 1},      {"r775", 0775, 0, 0, 0},	 {"r757", 0757, 0, 0, 0},
+		{"r1777", 01777, 0, 0, 1},    {"r1775", 01775, 0, 0, 1}, {"u755", 0755, 1000, 0, 0},
 		{"u1777", 01777, 1000, 0, 0},
 	};
 
@@ -675,8 +693,8 @@ static bool has_opt(const char *list, const char *opt)
 	size_t n = strlen(opt);
 
 	for (const char *p = list; (p = strstr(p, opt)); p += n)
-		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0' || p[n] == ' ' ||
-						    p[n] == '\n'))
+		if ((p == list || p[-1] == ',') &&
+		    (p[n] == ',' || p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
 			return true;
 	return false;
 }
@@ -900,4 +918,141 @@ KT_TEST(remove_tree_deep)
 	KT_ASSERT_KN(kn_remove_tree(dfd, "t"), 0);
 	KT_ASSERT(!kt_exists(KT_DIR "/t"));
 	close(dfd);
+}
+
+/* ---- callers with a descriptor table of their own ---- */
+
+struct own_files {
+	int src, dst; /* the numbers the thread uses */
+	int r_bind, r_tmpfs, r_umount;
+};
+
+/* Put the directory path at exactly descriptor number at, in this thread's table. */
+static void open_at_number(const char *path, int at)
+{
+	int fd = kn_open_dir(path, NULL);
+
+	KT_ASSERT_OK(fd);
+	KT_ASSERT_OK(dup3(fd, at, O_CLOEXEC));
+	close(fd);
+}
+
+static void *own_files_thread(void *p)
+{
+	struct own_files *o = p;
+
+	/* Same numbers, other directories: only this thread's table has the real ones. */
+	KT_ASSERT_OK(unshare(CLONE_FILES));
+	open_at_number(KT_DIR "/src", o->src);
+	open_at_number(KT_DIR "/dst", o->dst);
+	o->r_bind = kn_bind_fd(o->src, o->dst);
+	open_at_number(KT_DIR "/t", o->dst);
+	o->r_tmpfs = kn_tmpfs_fd(o->dst, "size=1m", 0);
+	o->r_umount = kn_umount_path(KT_DIR "/t");
+	return NULL;
+}
+
+/*
+ * A thread that unshared its descriptor table (CLONE_FILES) has descriptor
+ * numbers that mean something else in the thread-group leader's table,
+ * which is what /proc/self/fd shows: the fallbacks must name descriptors
+ * through /proc/thread-self.
+ */
+KT_TEST(mounts_from_a_thread_with_its_own_descriptor_table)
+{
+	struct own_files o = {0};
+	pthread_t t;
+	char *m;
+
+	kt_mkdir(KT_DIR "/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/t", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/decoy-src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/decoy-dst", 0755, 0, 0);
+	kt_write(KT_DIR "/src/mark", "src");
+	kt_write(KT_DIR "/decoy-src/decoy", "decoy");
+	o.src = open(KT_DIR "/decoy-src", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	o.dst = open(KT_DIR "/decoy-dst", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	KT_ASSERT_OK(o.src);
+	KT_ASSERT_OK(o.dst);
+	KT_ASSERT_EQ(pthread_create(&t, NULL, own_files_thread, &o), 0);
+	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
+
+	KT_ASSERT_KN(o.r_bind, 0);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/decoy-dst"), "mounted on the leader's descriptor");
+	KT_ASSERT_MSG(kt_exists(KT_DIR "/dst/mark") && !kt_exists(KT_DIR "/dst/decoy"),
+		      "the wrong directory was bound on dst");
+	KT_ASSERT_KN(o.r_tmpfs, 0);
+	KT_ASSERT_KN(o.r_umount, 0);
+	m = kt_mount_at(KT_DIR "/t");
+	KT_ASSERT_MSG(!m, "the tmpfs is still mounted: %s", m);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/decoy-dst"), "mounted on the leader's descriptor");
+}
+
+static void *leaderless_thread(void *p)
+{
+	int src, dst, r;
+
+	src = kn_open_dir(KT_DIR "/src", NULL);
+	dst = kn_open_dir(KT_DIR "/dst", NULL);
+	if (src < 0 || dst < 0)
+		exit(10);
+	r = kn_bind_fd(src, dst);
+	if (r < 0)
+		exit(11);
+	if (!kt_exists(KT_DIR "/dst/mark"))
+		exit(12);
+	r = kn_umount_path(KT_DIR "/dst");
+	exit(r < 0 ? 13 : 0);
+}
+
+static int leaderless_process(void *p)
+{
+	pthread_t t;
+
+	if (pthread_create(&t, NULL, leaderless_thread, NULL) != 0)
+		return 20;
+	/* The leader is gone (a zombie): /proc/self/fd shows nothing any more. */
+	pthread_exit(NULL);
+}
+
+KT_TEST(mounts_from_a_thread_whose_leader_exited)
+{
+	int status;
+
+	kt_mkdir(KT_DIR "/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	kt_write(KT_DIR "/src/mark", "src");
+	status = kt_run_child(leaderless_process, NULL);
+	KT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
+}
+
+/*
+ * The usual multithreaded caller: a thread that shares everything with the
+ * leader runs a session that fails. unshare() gives it a copy of fs_struct
+ * (CLONE_NEWNS implies CLONE_FS), which is what lets setns() bring it back;
+ * the leader is never in the new namespace and sees none of its mounts.
+ */
+KT_TEST(save_enter_restore_in_a_thread_sharing_fs)
+{
+	struct thread_case c = {0};
+	ino_t leader = kt_self_ns();
+	pthread_t t;
+
+	tree();
+	kt_mkdir(KT_DIR "/m", 0755, 0, 0);
+	KT_ASSERT_OK(chdir(A "/b"));
+	KT_ASSERT_EQ(pthread_create(&t, NULL, save_restore_thread, &c), 0);
+	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
+	KT_ASSERT_KN(c.r_save, 0);
+	KT_ASSERT_KN(c.r_enter, 0);
+	KT_ASSERT_KN(c.r_restore, 0);
+	KT_ASSERT_EQ(c.own_before, leader);
+	KT_ASSERT(c.inside != leader);
+	KT_ASSERT_EQ(c.after_restore, leader);
+	KT_ASSERT_MSG(c.cwd_after && strcmp(c.cwd_after, A "/b") == 0, "thread's cwd is %s",
+		      c.cwd_after ? c.cwd_after : "gone");
+	KT_ASSERT_EQ(kt_self_ns(), leader);
+	KT_ASSERT_MSG(!kt_mount_at(KT_DIR "/m"), "the thread's mount reached the leader");
+	free(c.cwd_after);
 }
