@@ -107,16 +107,24 @@ static char *strdupf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-/* The polydir, created (last component only) when the line says create. */
+/*
+ * The polydir, created (last component only) when the line says create. A
+ * root-owned symlink in a directory only root can write is the
+ * administrator's and is followed, as every component above it would be
+ * (Linux-PAM does the same); anywhere else a symlink is refused.
+ */
 static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
 {
 	const char *name;
+	bool trusted = false;
 	int pfd, fd;
 
-	pfd = kn_open_parent(e->polydir, &name, NULL);
+	pfd = kn_open_parent(e->polydir, &name, &trusted);
 	if (pfd < 0)
 		return fail_at(c, e, "opening the parent of polydir", e->polydir, pfd, NULL);
 	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ELOOP && trusted)
+		fd = kn_open_dir(e->polydir, NULL);
 	if (fd == -ENOENT && e->create_polydir) {
 		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
 		if (fd >= 0) {
@@ -523,6 +531,37 @@ out:
 	return k;
 }
 
+/*
+ * Before the original user's instance is unmounted (unmnt_remnt), a working
+ * directory inside it moves to the polydir's parent, where Linux-PAM puts
+ * it too; otherwise it would be left in a detached tree. Inside means by
+ * whole components: /tmpfoo is not in /tmp (Linux-PAM compared prefixes).
+ */
+static void leave_polydir(const char *polydir)
+{
+	char *cwd = getcwd(NULL, 0), *parent;
+
+	if (!cwd)
+		return;
+	if (ns_path_inside(cwd, polydir)) {
+		parent = strdup(polydir);
+		if (parent) {
+			char *slash = strrchr(parent, '/');
+
+			if (slash == parent)
+				slash[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+			if (chdir(parent) < 0)
+				(void)chdir("/");
+		} else {
+			(void)chdir("/");
+		}
+		free(parent);
+	}
+	free(cwd);
+}
+
 /* Processes that were in a polydir must see the instance: enter it again. */
 static void rechdir(const struct ns_plan *plan)
 {
@@ -564,6 +603,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 	/* Undo the original user's instances, in this namespace only; not mounted is fine. */
 	for (size_t i = opts->n_unmount_first; i-- > 0;) {
+		leave_polydir(opts->unmount_first[i]);
 		r = kn_umount_path(opts->unmount_first[i]);
 		if (r < 0 && r != -EINVAL && r != -ENOENT) {
 			fail_at(&c, NULL, "unmounting", opts->unmount_first[i], r, NULL);
