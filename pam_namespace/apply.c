@@ -251,8 +251,8 @@ static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *na
  * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
  * $HOME one owned by the user.
  */
-static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const struct stat *poly,
-			 bool *ret_new, char **ret_path)
+static int open_instance(struct ctx *c, const struct ns_plan_entry *e, int poly_fd,
+			 const struct stat *poly, bool *ret_new, char **ret_path)
 {
 	char *name = NULL;
 	int pfd, fd, k;
@@ -272,6 +272,8 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 		}
 		*ret_new = true;
 		k = add_tmpdir(c, pfd, e->instance_parent, name);
+		if (k == 0)
+			k = ns_selinux_label_like(fd, poly_fd);
 		if (k < 0) {
 			close(fd);
 			close(pfd);
@@ -291,8 +293,11 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 		if (fd >= 0) {
 			*ret_new = true;
 			k = remember_made(c, pfd, e->instance_name);
-			if (k == 0)
+			/* The policy's context for context and level, else the polydir's. */
+			if (k == 0 && e->instance_context)
 				k = ns_selinux_label_fd(fd, e->instance_context);
+			else if (k == 0)
+				k = ns_selinux_label_like(fd, poly_fd);
 			if (k < 0) {
 				close(fd);
 				fd = k;
@@ -498,7 +503,7 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 		created = true;
 		instance = strdup("tmpfs");
 	} else {
-		ifd = open_instance(c, e, &poly, &created, &instance);
+		ifd = open_instance(c, e, pfd, &poly, &created, &instance);
 		if (ifd < 0) {
 			k = ifd;
 			goto out;
