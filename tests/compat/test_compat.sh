@@ -109,6 +109,7 @@ done
 
 # split FILE DIR: one file per case.
 split_cases() {
+	rm -rf "$2"
 	mkdir -p "$2"
 	awk -v d="$2" '/^== / { f = d "/" $2; printf "" >f; next } f { print >>f }' "$1"
 }

@@ -172,6 +172,12 @@ static void test_flags(void **state)
 	assert_int_equal(parse(&c, "/a /i/ user:mntopts=nosuid\n", 0), 0);
 	assert_reported("warning: mntopts has effect only with method tmpfs");
 	ns_config_free(&c);
+
+	/* A second mntopts= replaces the first whole, its flags too (Linux-PAM). */
+	assert_int_equal(parse(&c, "/a - tmpfs:mntopts=noexec,size=1M:mntopts=nodev\n", 0), 0);
+	assert_null(c.rules[0].mntopts);
+	assert_int_equal(c.rules[0].mount_flags, MS_NODEV);
+	ns_config_free(&c);
 }
 
 static void test_fields(void **state)
