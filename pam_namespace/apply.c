@@ -130,6 +130,9 @@ static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
 		if (fd >= 0) {
 			int k = remember_made(c, pfd, name);
 
+			if (k == 0)
+				k = ns_selinux_label_new_dir(fd, e->polydir);
+
 			if (k < 0) {
 				close(fd);
 				fd = k;

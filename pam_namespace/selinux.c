@@ -16,7 +16,9 @@
 #if HAVE_SELINUX
 #include <selinux/context.h>
 #include <selinux/get_context_list.h>
+#include <selinux/label.h>
 #include <selinux/selinux.h>
+#include <sys/stat.h>
 
 static int real_default_context(const char *user, char **ret)
 {
@@ -52,6 +54,18 @@ static int real_fsetfilecon(int fd, const char *con)
 	return fsetfilecon_raw(fd, con);
 }
 
+static int real_default_dir_context(const char *path, char **ret)
+{
+	struct selabel_handle *h = selabel_open(SELABEL_CTX_FILE, NULL, 0);
+	int r;
+
+	if (!h)
+		return -1;
+	r = selabel_lookup_raw(h, ret, path, S_IFDIR);
+	selabel_close(h);
+	return r;
+}
+
 static const struct ns_selinux_ops real_ops = {
 	.is_enabled = is_selinux_enabled,
 	.getexeccon = getexeccon_raw,
@@ -62,6 +76,7 @@ static const struct ns_selinux_ops real_ops = {
 	.fsetfilecon = real_fsetfilecon,
 	.compute_member_dir = real_compute_member_dir,
 	.setexeccon = real_setexeccon,
+	.default_dir_context = real_default_dir_context,
 	.freecon = freecon,
 };
 
@@ -150,6 +165,7 @@ static const struct ns_selinux_ops real_ops = {
 	.fsetfilecon = no_set,
 	.compute_member_dir = no_member,
 	.setexeccon = no_exec,
+	.default_dir_context = no_file_con,
 	.freecon = free_con,
 };
 
@@ -251,6 +267,20 @@ int ns_selinux_label_like(int fd, int like_fd)
 	if (!con)
 		return -ENODATA;
 	r = ops->fsetfilecon(fd, con) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	ops->freecon(con);
+	return r;
+}
+
+int ns_selinux_label_new_dir(int fd, const char *path)
+{
+	char *con = NULL;
+	int r;
+
+	if (!ns_selinux_enabled())
+		return 0;
+	if (ops->default_dir_context(path, &con) < 0 || !con)
+		return 0;
+	r = ns_selinux_label_fd(fd, con);
 	ops->freecon(con);
 	return r;
 }

@@ -24,6 +24,8 @@ struct ns_selinux_ops {
 	/* security_compute_member for class "dir". */
 	int (*compute_member_dir)(const char *scon, const char *tcon, char **ret);
 	int (*setexeccon)(const char *con);
+	/* The file-contexts label of a directory at path (selabel_lookup). */
+	int (*default_dir_context)(const char *path, char **ret);
 	void (*freecon)(char *con);
 };
 
@@ -61,6 +63,13 @@ int ns_selinux_label_fd(int fd, const char *ctx);
  * SELinux is off.
  */
 int ns_selinux_label_like(int fd, int like_fd);
+
+/*
+ * A polydir just made by create: the label the policy's file contexts give
+ * path, as Linux-PAM does. Best effort, as there: 0 when SELinux is off or
+ * the policy has no label for path, else the result of labelling.
+ */
+int ns_selinux_label_new_dir(int fd, const char *path);
 
 /* Reset the exec context before running the init script. */
 int ns_selinux_reset_exec(void);

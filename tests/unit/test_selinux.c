@@ -111,6 +111,15 @@ static void free_con(char *con)
 	free(con);
 }
 
+static int fake_default_dir(const char *path, char **ret)
+{
+	if (strcmp(path, "/srv/poly") != 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return give("system_u:object_r:var_t:s0", ret);
+}
+
 static const struct ns_selinux_ops fake = {
 	.is_enabled = fake_enabled,
 	.getexeccon = fake_getexeccon,
@@ -121,6 +130,7 @@ static const struct ns_selinux_ops fake = {
 	.fsetfilecon = fake_fsetfilecon,
 	.compute_member_dir = fake_compute,
 	.setexeccon = fake_setexeccon,
+	.default_dir_context = fake_default_dir,
 	.freecon = free_con,
 };
 
@@ -201,6 +211,7 @@ static void test_disabled(void **state)
 	assert_int_equal(ns_selinux_label_fd(5, MEMBER_CON), 0);
 	assert_int_equal(ns_selinux_label_like(5, 6), 0);
 	assert_int_equal(ns_selinux_reset_exec(), 0);
+	assert_int_equal(ns_selinux_label_new_dir(5, "/srv/poly"), 0);
 	assert_int_equal(sys.n_fset, 0);
 	assert_int_equal(sys.n_setexec, 0);
 	assert_int_equal(sys.n_compute, 0);
@@ -358,6 +369,13 @@ static void test_labels(void **state)
 
 	assert_int_equal(ns_selinux_reset_exec(), 0);
 	assert_int_equal(sys.n_setexec, 1);
+
+	/* A polydir made by create: the policy's file-contexts label, if it has one. */
+	assert_int_equal(ns_selinux_label_new_dir(8, "/srv/poly"), 0);
+	assert_int_equal(sys.fset_fd, 8);
+	assert_string_equal(sys.fset_con, "system_u:object_r:var_t:s0");
+	assert_int_equal(ns_selinux_label_new_dir(9, "/srv/other"), 0);
+	assert_int_equal(sys.fset_fd, 8);
 }
 
 int main(void)
