@@ -140,6 +140,38 @@ add_long_user() {
 	install -d -m 0700 -o 2010 -g 2010 /home/long
 }
 
+# tmp_line CONF [ARGS...]: namespace.conf is CONF (the instance parents
+# /tmp/tmp-inst and /var/tmp/tmp-inst exist), the module gets ARGS; alice's
+# session looks at /tmp, then the host is shown.
+tmp_line() {
+	usual_conf
+	sandbox_conf "$1"
+	shift
+	sandbox_pam_args "$@"
+	sess ns-driver alice -- nslook /tmp
+	host_state
+}
+
+# pd_line POLYDIR REST: the one line "POLYDIR /run/pd/inst/ REST" (the
+# instance parent exists); alice's session looks at POLYDIR, then the host
+# is shown.
+pd_line() {
+	sandbox_conf "$1 /run/pd/inst/ $2"
+	sandbox_inst_parent /run/pd/inst
+	sess ns-driver alice -- nslook "$1"
+	host_state
+}
+
+# remnt ARG DRIVER-ARGUMENTS...: inside alice's session, a second session
+# (such as su opens) through a service whose module has the argument ARG;
+# it looks at /tmp.
+remnt() {
+	usual_conf
+	pam_service ns-remnt "$1"
+	shift
+	sess ns-driver alice -- sh -c "$NS_DRIVER $* -- nslook /tmp"
+}
+
 # ---------------------------------------------------------------- cases
 # One function per case, c_NAME. Keep each case about one feature or one
 # error path.
@@ -173,10 +205,7 @@ c_user_only_listed() {
 }
 
 c_user_unknown_in_list() {
-	sandbox_conf '/tmp /tmp/tmp-inst/ user nosuchuser,root'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ user nosuchuser,root'
 }
 
 c_home_polydir() {
@@ -196,34 +225,23 @@ c_variable_prefixes() {
 }
 
 c_trailing_slashes_quotes() {
-	sandbox_conf '"/tmp///"   "/tmp/tmp-\inst/"	user	"root" # comment'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '"/tmp///"   "/tmp/tmp-\inst/"	user	"root" # comment'
 }
 
 c_comment_in_quotes() {
-	sandbox_conf '"/tmp/a#b" /tmp/tmp-inst/ user root'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '"/tmp/a#b" /tmp/tmp-inst/ user root'
 }
 
 c_fifth_field() {
-	sandbox_conf '/tmp /tmp/tmp-inst/ user root extra'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ user root extra'
 }
 
 c_missing_fields() {
-	sandbox_conf '/tmp /tmp/tmp-inst/'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/'
 }
 
 c_unknown_method() {
-	sandbox_conf '/tmp /tmp/tmp-inst/ bogus root'
-	sandbox_inst_parent /tmp/tmp-inst
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ bogus root'
 }
 
 c_ignore_config_error() {
@@ -236,13 +254,11 @@ c_ignore_config_error() {
 }
 
 c_relative_polydir() {
-	sandbox_conf 'tmp /tmp/tmp-inst/ user root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line 'tmp /tmp/tmp-inst/ user root'
 }
 
 c_dotdot_prefix() {
-	sandbox_conf '/tmp /tmp/tmp-inst/../x/ user root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/../x/ user root'
 }
 
 c_no_config() {
@@ -266,22 +282,17 @@ c_namespace_d() {
 }
 
 c_unknown_flag() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ user:bogus:other=1 root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ user:bogus:other=1 root'
 }
 
 c_unknown_argument() {
-	usual_conf
-	sandbox_pam_args no_such_argument
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ user root
+/var/tmp /var/tmp/tmp-inst/ user root' no_such_argument
 }
 
 c_debug() {
-	usual_conf
-	sandbox_pam_args debug
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ user root
+/var/tmp /var/tmp/tmp-inst/ user root' debug
 }
 
 c_unknown_user() {
@@ -290,10 +301,8 @@ c_unknown_user() {
 }
 
 c_require_selinux() {
-	usual_conf
-	sandbox_pam_args require_selinux
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ user root
+/var/tmp /var/tmp/tmp-inst/ user root' require_selinux
 }
 
 c_tmpfs_basic() {
@@ -305,8 +314,7 @@ c_tmpfs_basic() {
 }
 
 c_tmpfs_mntopts() {
-	sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2M,nr_inodes=100,mode=0700,uid=2001 root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp tmpfs tmpfs:mntopts=size=2M,nr_inodes=100,mode=0700,uid=2001 root'
 }
 
 c_tmpfs_mount_flags() {
@@ -316,13 +324,11 @@ c_tmpfs_mount_flags() {
 }
 
 c_tmpfs_mntopts_twice() {
-	sandbox_conf '/tmp tmpfs tmpfs:mntopts=noexec:mntopts=size=1M root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp tmpfs tmpfs:mntopts=noexec:mntopts=size=1M root'
 }
 
 c_tmpfs_bad_mntopts() {
-	sandbox_conf '/tmp tmpfs tmpfs:mntopts=bogus=1 root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp tmpfs tmpfs:mntopts=bogus=1 root'
 }
 
 c_tmpfs_create() {
@@ -332,9 +338,7 @@ c_tmpfs_create() {
 }
 
 c_mntopts_on_user() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ user:mntopts=noexec root'
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ user:mntopts=noexec root'
 }
 
 c_tmpdir_basic() {
@@ -372,34 +376,20 @@ c_context_shared_fallback() {
 }
 
 c_context_current_no_selinux() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ context root'
-	sandbox_pam_args use_current_context
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ context root' use_current_context
 }
 
 c_context_default_no_selinux() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ level root'
-	sandbox_pam_args use_default_context
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ level root' use_default_context
 }
 
 c_context_shared_current_no_selinux() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ context:shared root'
-	sandbox_pam_args use_current_context
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ context:shared root' use_current_context
 }
 
 c_gen_hash() {
-	usual_conf
-	sandbox_pam_args gen_hash
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/tmp-inst/ user root
+/var/tmp /var/tmp/tmp-inst/ user root' gen_hash
 }
 
 c_long_name_hash() {
@@ -410,17 +400,11 @@ c_long_name_hash() {
 }
 
 c_create_octal() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user:create=0750,alice,bob root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user:create=0750,alice,bob root'
 }
 
 c_create_decimal() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user:create=755 root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user:create=755 root'
 }
 
 c_create_default() {
@@ -431,38 +415,23 @@ c_create_default() {
 }
 
 c_create_owner_only() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user:create=0700,bob root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user:create=0700,bob root'
 }
 
 c_create_unknown_owner() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user:create=0700,nosuchuser root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user:create=0700,nosuchuser root'
 }
 
 c_create_unknown_group() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user:create=0700,alice,nosuchgroup root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user:create=0700,alice,nosuchgroup root'
 }
 
 c_create_deep() {
-	sandbox_conf '/run/pd/a/b /run/pd/inst/ user:create root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a/b
-	host_state
+	pd_line '/run/pd/a/b' 'user:create root'
 }
 
 c_polydir_missing() {
-	sandbox_conf '/run/pd/a /run/pd/inst/ user root'
-	sandbox_inst_parent /run/pd/inst
-	sess ns-driver alice -- nslook /run/pd/a
-	host_state
+	pd_line '/run/pd/a' 'user root'
 }
 
 c_polydir_not_dir() {
@@ -509,9 +478,7 @@ c_inst_parent_created() {
 }
 
 c_inst_parent_deep() {
-	sandbox_conf '/tmp /tmp/a/b/ user root'
-	sess ns-driver alice -- nslook /tmp
-	host_state
+	tmp_line '/tmp /tmp/a/b/ user root'
 }
 
 c_instance_symlink() {
@@ -626,28 +593,20 @@ c_unmnt_only() {
 }
 
 c_unmnt_remnt_ruser_excluded() {
-	usual_conf
-	pam_service ns-remnt unmnt_remnt
-	sess ns-driver alice -- sh -c "$NS_DRIVER --ruser root ns-remnt bob -- nslook /tmp"
+	remnt unmnt_remnt --ruser root ns-remnt bob
 }
 
 c_unmnt_remnt_no_ruser() {
-	usual_conf
-	pam_service ns-remnt unmnt_remnt
-	sess ns-driver alice -- sh -c "$NS_DRIVER ns-remnt bob -- nslook /tmp"
+	remnt unmnt_remnt ns-remnt bob
 }
 
 c_unmnt_remnt_new_user_excluded() {
-	usual_conf
 	echo real >/tmp/real
-	pam_service ns-remnt unmnt_remnt
-	sess ns-driver alice -- sh -c "$NS_DRIVER --ruser alice ns-remnt root -- nslook /tmp"
+	remnt unmnt_remnt --ruser alice ns-remnt root
 }
 
 c_unmnt_remnt_unknown_ruser() {
-	usual_conf
-	pam_service ns-remnt unmnt_remnt
-	sess ns-driver alice -- sh -c "$NS_DRIVER --ruser nosuchuser ns-remnt bob -- nslook /tmp"
+	remnt unmnt_remnt --ruser nosuchuser ns-remnt bob
 }
 
 c_unmnt_remnt_cwd_inside() {
@@ -697,9 +656,8 @@ c_shared_root() {
 }
 
 c_mount_private() {
-	usual_conf
-	sandbox_pam_args mount_private
-	sess ns-driver alice -- nslook /tmp
+	tmp_line '/tmp /tmp/tmp-inst/ user root
+/var/tmp /var/tmp/tmp-inst/ user root' mount_private
 }
 
 c_mount_private_shared_root() {
