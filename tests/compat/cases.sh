@@ -121,7 +121,7 @@ reset_sandbox() {
 	mount --make-rprivate /
 	findmnt -rn -o TARGET | awk '/^\/run\/pd(\/|$)/' | sort -r | xargs -r umount -l
 	find /tmp /var/tmp /home -mindepth 1 -maxdepth 1 -exec rm -rf {} +
-	rm -rf /run/pd "$SB_OUT"/* /etc/security/namespace.d/* /etc/security/namespace.init
+	rm -rf /run/pd "${SB_OUT:?}"/* /etc/security/namespace.d/* /etc/security/namespace.init
 	for u in "${SB_USERS[@]}"; do
 		name=${u%%:*}
 		uid=${u##*:}
