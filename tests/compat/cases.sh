@@ -801,6 +801,14 @@ c_unmount_on_close_tmpfs() {
 	sess --after-close 'nslook /tmp' ns-driver alice -- nslook /tmp
 }
 
+c_polydir_in_user_dir() {
+	usual_conf
+	install -d -m 0700 -o alice -g alice /home/alice/tmp
+	sandbox_conf '$HOME/tmp /tmp/tmp-inst/$USER-home- user root'
+	as alice 'nslook $HOME/tmp; echo x >$HOME/tmp/f'
+	host_state
+}
+
 c_login_session() {
 	usual_conf
 	sandbox_login alice "$SB_DIR/bin/nslook /tmp; echo x >/tmp/from-login" | grep -v '^$' | norm || true

@@ -41,6 +41,7 @@ declare -A deliberate=(
 	[init_timeout]="init-timeout"
 	[shared_submount]="always-slave"
 	[dotdot_in_name]="dotdot-components"
+	[polydir_in_user_dir]="no-protect-mounts"
 )
 declare -A ours_shows=(
 	[context_current_no_selinux]=$'\n/tmp/tmp-inst/alice d 1777 root:root\n'
@@ -59,6 +60,7 @@ declare -A ours_shows=(
 	[init_timeout]=$'^pam_open_session: Cannot make/remove an entry for the specified session\nstatus 67\n'
 	[shared_submount]=$'-- leaked: none$'
 	[dotdot_in_name]=$'^/run/pd/a..b: directory 755 root:root\n'
+	[polydir_in_user_dir]=$'\n  mounts: 1\n'
 )
 
 reference=${NS_REFERENCE:-/lib/x86_64-linux-gnu/security/pam_namespace.so}
