@@ -805,7 +805,9 @@ c_polydir_in_user_dir() {
 	usual_conf
 	install -d -m 0700 -o alice -g alice /home/alice/tmp
 	sandbox_conf '$HOME/tmp /tmp/tmp-inst/$USER-home- user root'
+	write_init /etc/security/namespace.init
 	as alice 'nslook $HOME/tmp; echo x >$HOME/tmp/f'
+	show_init
 	host_state
 }
 
