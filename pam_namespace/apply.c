@@ -404,7 +404,8 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 				       "by group or others (owner uid %u, mode %04o)",
 				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)));
 	}
-	if (!(st.st_mode & S_IXUSR)) {
+	/* Root may run a file with any execute bit, as Linux-PAM's access(X_OK) says. */
+	if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
 		close(sfd);
 		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
 	}

@@ -414,7 +414,7 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 			       "writable by group or others: the session would fail",
 			       script, own);
 		r = fmt("REFUSED: %s; the session would fail", own);
-	} else if (!(st.st_mode & S_IXUSR)) {
+	} else if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
 		v->would_fail = true;
 		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
 			       "init script %s is not executable: the session would fail", script);

@@ -577,6 +577,14 @@ c_init_not_executable() {
 	show_init
 }
 
+c_init_group_executable() {
+	usual_conf
+	write_init /etc/security/namespace.init
+	chmod 0654 /etc/security/namespace.init
+	sess ns-driver alice -- nslook /tmp
+	show_init
+}
+
 c_unmnt_remnt() {
 	usual_conf
 	pam_service ns-remnt unmnt_remnt
