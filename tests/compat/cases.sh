@@ -819,6 +819,23 @@ c_polydir_in_user_dir() {
 	host_state
 }
 
+c_inst_parent_root_symlink() {
+	sandbox_inst_parent /run/pd/inst
+	ln -s inst /run/pd/inst-link
+	sandbox_conf '/tmp /run/pd/inst-link/ user root'
+	sess ns-driver alice -- nslook /tmp
+	host_state
+}
+
+c_setgid_polydir() {
+	install -d -m 2775 -o root -g bob /run/pd/sg
+	pd_line /run/pd/sg 'user root'
+}
+
+c_tilde_alone() {
+	tmp_line '/tmp /tmp/tmp-inst/ user ~'
+}
+
 c_login_session() {
 	usual_conf
 	sandbox_login alice "$SB_DIR/bin/nslook /tmp; echo x >/tmp/from-login" | grep -v '^$' | norm || true
