@@ -608,6 +608,10 @@ c_unmnt_remnt_no_ruser() {
 	remnt unmnt_remnt ns-remnt bob
 }
 
+c_unmnt_remnt_empty_ruser() {
+	remnt unmnt_remnt --ruser "''" ns-remnt bob
+}
+
 c_unmnt_remnt_new_user_excluded() {
 	echo real >/tmp/real
 	remnt unmnt_remnt --ruser alice ns-remnt root
