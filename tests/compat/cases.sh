@@ -162,6 +162,26 @@ pd_line() {
 	host_state
 }
 
+# init_case MODE [EXIT [EXTRA]]: the usual lines and an init script of
+# mode MODE that runs EXTRA and exits EXIT; alice's session looks at /tmp.
+init_case() {
+	usual_conf
+	write_init /etc/security/namespace.init "${2:-0}" "${3:-}"
+	chmod "$1" /etc/security/namespace.init
+	sess ns-driver alice -- nslook /tmp
+	show_init
+}
+
+# init_line CONF: namespace.conf is CONF, with the default init script;
+# which scripts ran, with what, for a session of alice.
+init_line() {
+	usual_conf
+	sandbox_conf "$1"
+	write_init /etc/security/namespace.init
+	sess ns-driver alice -- true
+	show_init
+}
+
 # remnt ARG DRIVER-ARGUMENTS...: inside alice's session, a second session
 # (such as su opens) through a service whose module has the argument ARG;
 # it looks at /tmp.
@@ -549,40 +569,23 @@ c_init_iscript_missing() {
 }
 
 c_init_tmpfs() {
-	sandbox_conf '/tmp tmpfs tmpfs root'
-	write_init /etc/security/namespace.init
-	sess ns-driver alice -- true
-	show_init
+	init_line '/tmp tmpfs tmpfs root'
 }
 
 c_init_exit_status() {
-	usual_conf
-	write_init /etc/security/namespace.init 3
-	sess ns-driver alice -- nslook /tmp
-	show_init
+	init_case 0755 3
 }
 
 c_init_signal() {
-	usual_conf
-	write_init /etc/security/namespace.init 0 'kill -9 $$'
-	sess ns-driver alice -- nslook /tmp
-	show_init
+	init_case 0755 0 'kill -9 $$'
 }
 
 c_init_not_executable() {
-	usual_conf
-	write_init /etc/security/namespace.init
-	chmod 0644 /etc/security/namespace.init
-	sess ns-driver alice -- nslook /tmp
-	show_init
+	init_case 0644
 }
 
 c_init_group_executable() {
-	usual_conf
-	write_init /etc/security/namespace.init
-	chmod 0654 /etc/security/namespace.init
-	sess ns-driver alice -- nslook /tmp
-	show_init
+	init_case 0654
 }
 
 c_unmnt_remnt() {
@@ -691,11 +694,7 @@ c_mount_private_shared_root() {
 }
 
 c_flag_prefix() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ user:noinitx root'
-	write_init /etc/security/namespace.init
-	sess ns-driver alice -- true
-	show_init
+	init_line '/tmp /tmp/tmp-inst/ user:noinitx root'
 }
 
 c_config_untrusted() {
@@ -736,11 +735,7 @@ c_dotdot_in_name() {
 }
 
 c_iscript_without_value() {
-	usual_conf
-	sandbox_conf '/tmp /tmp/tmp-inst/ user:iscript root'
-	write_init /etc/security/namespace.init
-	sess ns-driver alice -- true
-	show_init
+	init_line '/tmp /tmp/tmp-inst/ user:iscript root'
 }
 
 c_create_owner_no_mode() {

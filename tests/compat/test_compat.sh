@@ -89,14 +89,12 @@ declare -A differs_in=(
 reference=${NS_REFERENCE:-/lib/x86_64-linux-gnu/security/pam_namespace.so}
 ours=${NS_MODULE:-$root/build/pam_namespace/pam_namespace.so}
 driver=${NS_DRIVER:-$root/build/tests/driver/pam_driver}
-[[ $(id -u) == 0 ]] || {
-	echo "SKIP: needs root"
+skip() {
+	echo "SKIP: $*"
 	exit 77
 }
-[[ -f "$reference" ]] || {
-	echo "SKIP: no Linux-PAM module at $reference"
-	exit 77
-}
+[[ $(id -u) == 0 ]] || skip "needs root"
+[[ -f "$reference" ]] || skip "no Linux-PAM module at $reference"
 [[ -f "$ours" && -x "$driver" ]] || {
 	echo "FAIL: build the module and the driver first" >&2
 	exit 1
