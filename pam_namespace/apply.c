@@ -107,20 +107,31 @@ static char *strdupf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-/* The polydir, created (last component only) when the line says create. */
+/*
+ * The polydir, created (last component only) when the line says create. A
+ * root-owned symlink in a directory only root can write is the
+ * administrator's and is followed, as every component above it would be
+ * (Linux-PAM does the same); anywhere else a symlink is refused.
+ */
 static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
 {
 	const char *name;
+	bool trusted = false;
 	int pfd, fd;
 
-	pfd = kn_open_parent(e->polydir, &name, NULL);
+	pfd = kn_open_parent(e->polydir, &name, &trusted);
 	if (pfd < 0)
 		return fail_at(c, e, "opening the parent of polydir", e->polydir, pfd, NULL);
 	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ELOOP && trusted)
+		fd = kn_open_dir(e->polydir, NULL);
 	if (fd == -ENOENT && e->create_polydir) {
 		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
 		if (fd >= 0) {
 			int k = remember_made(c, pfd, name);
+
+			if (k == 0)
+				k = ns_selinux_label_new_dir(fd, e->polydir);
 
 			if (k < 0) {
 				close(fd);
@@ -243,8 +254,8 @@ static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *na
  * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
  * $HOME one owned by the user.
  */
-static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const struct stat *poly,
-			 bool *ret_new, char **ret_path)
+static int open_instance(struct ctx *c, const struct ns_plan_entry *e, int poly_fd,
+			 const struct stat *poly, bool *ret_new, char **ret_path)
 {
 	char *name = NULL;
 	int pfd, fd, k;
@@ -264,6 +275,8 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 		}
 		*ret_new = true;
 		k = add_tmpdir(c, pfd, e->instance_parent, name);
+		if (k == 0)
+			k = ns_selinux_label_like(fd, poly_fd);
 		if (k < 0) {
 			close(fd);
 			close(pfd);
@@ -283,8 +296,11 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 		if (fd >= 0) {
 			*ret_new = true;
 			k = remember_made(c, pfd, e->instance_name);
-			if (k == 0)
+			/* The policy's context for context and level, else the polydir's. */
+			if (k == 0 && e->instance_context)
 				k = ns_selinux_label_fd(fd, e->instance_context);
+			else if (k == 0)
+				k = ns_selinux_label_like(fd, poly_fd);
 			if (k < 0) {
 				close(fd);
 				fd = k;
@@ -388,7 +404,8 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 				       "by group or others (owner uid %u, mode %04o)",
 				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)));
 	}
-	if (!(st.st_mode & S_IXUSR)) {
+	/* Root may run a file with any execute bit, as Linux-PAM's access(X_OK) says. */
+	if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
 		close(sfd);
 		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
 	}
@@ -490,7 +507,7 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 		created = true;
 		instance = strdup("tmpfs");
 	} else {
-		ifd = open_instance(c, e, &poly, &created, &instance);
+		ifd = open_instance(c, e, pfd, &poly, &created, &instance);
 		if (ifd < 0) {
 			k = ifd;
 			goto out;
@@ -521,6 +538,37 @@ out:
 	free(instance);
 	close(pfd);
 	return k;
+}
+
+/*
+ * Before the original user's instance is unmounted (unmnt_remnt), a working
+ * directory inside it moves to the polydir's parent, where Linux-PAM puts
+ * it too; otherwise it would be left in a detached tree. Inside means by
+ * whole components: /tmpfoo is not in /tmp (Linux-PAM compared prefixes).
+ */
+static void leave_polydir(const char *polydir)
+{
+	char *cwd = getcwd(NULL, 0), *parent;
+
+	if (!cwd)
+		return;
+	if (ns_path_inside(cwd, polydir)) {
+		parent = strdup(polydir);
+		if (parent) {
+			char *slash = strrchr(parent, '/');
+
+			if (slash == parent)
+				slash[1] = '\0';
+			else if (slash)
+				*slash = '\0';
+			if (chdir(parent) < 0)
+				(void)chdir("/");
+		} else {
+			(void)chdir("/");
+		}
+		free(parent);
+	}
+	free(cwd);
 }
 
 /* Processes that were in a polydir must see the instance: enter it again. */
@@ -564,6 +612,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 	/* Undo the original user's instances, in this namespace only; not mounted is fine. */
 	for (size_t i = opts->n_unmount_first; i-- > 0;) {
+		leave_polydir(opts->unmount_first[i]);
 		r = kn_umount_path(opts->unmount_first[i]);
 		if (r < 0 && r != -EINVAL && r != -ENOENT) {
 			fail_at(&c, NULL, "unmounting", opts->unmount_first[i], r, NULL);

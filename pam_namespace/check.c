@@ -226,20 +226,26 @@ static char *trouble(struct checker *c, struct view *v, const struct ns_plan_ent
 	return fmt("%s: the session would fail", strerror(-err));
 }
 
-/* The polydir as apply opens it: its parent safely, the last component never followed. */
+/*
+ * The polydir as apply opens it: its parent safely, the last component
+ * followed only if it is a root-owned link in a directory only root can write.
+ */
 static char *examine_polydir(struct checker *c, struct view *v, const struct ns_plan_entry *e,
 			     struct stat *ret_st, bool *ret_found)
 {
 	const char *name;
+	bool trusted = false;
 	int pfd, fd;
 	char *s;
 
 	*ret_found = false;
-	pfd = kn_open_parent(e->polydir, &name, NULL);
+	pfd = kn_open_parent(e->polydir, &name, &trusted);
 	if (pfd < 0)
 		return trouble(c, v, e, pfd, "the parent of polydir", e->polydir);
 	fd = kn_open_child_dir(pfd, name);
 	close(pfd);
+	if (fd == -ELOOP && trusted)
+		fd = kn_open_dir(e->polydir, NULL);
 	if (fd == -ENOENT && e->create_polydir) {
 		s = ownership(e->create_uid, e->create_gid, e->create_mode);
 		char *r = fmt("missing: would be created, %s", s);
@@ -414,7 +420,7 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 			       "writable by group or others: the session would fail",
 			       script, own);
 		r = fmt("REFUSED: %s; the session would fail", own);
-	} else if (!(st.st_mode & S_IXUSR)) {
+	} else if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
 		v->would_fail = true;
 		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
 			       "init script %s is not executable: the session would fail", script);

@@ -86,8 +86,9 @@ struct line_ctx {
 
 /*
  * Split a line (without its newline, comment already cut off) into at most
- * NS_MAX_FIELDS fields: blanks separate, "..." quotes, \n \t \b are escapes
- * and any other \x is x. Returns the number of fields or a negative errno.
+ * NS_MAX_FIELDS fields: blanks separate, "..." quotes, and outside quotes
+ * \n \t \b are escapes and any other \x is x. Returns the number of fields
+ * or a negative errno.
  */
 static int split_fields(struct line_ctx *lc, const char *s, size_t len, struct field *out)
 {
@@ -116,7 +117,8 @@ static int split_fields(struct line_ctx *lc, const char *s, size_t len, struct f
 				quoted = !quoted;
 				continue;
 			}
-			if (c == '\\' && i < len) {
+			/* Inside quotes a backslash is itself (compat). */
+			if (c == '\\' && !quoted && i < len) {
 				c = s[i++];
 				c = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'b' ? '\b' : c;
 			}
@@ -195,6 +197,8 @@ static int parse_mntopts(const char *v, struct ns_rule *r)
 
 	if (!copy)
 		return -ENOMEM;
+	/* A second mntopts= replaces the first whole, flags too (compat). */
+	r->mount_flags = 0;
 	out = malloc(strlen(v) + 1);
 	if (!out) {
 		free(copy);

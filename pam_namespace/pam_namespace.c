@@ -141,33 +141,38 @@ static void undo_list_free(struct undo_list *u)
 
 /*
  * unmnt_remnt and unmnt_only (su, newrole): the polydirs that the original
- * user's session mounted, PAM_RUSER when the application set it, else the
- * new user's as Linux-PAM does. pam_get_item initialises nothing it does
- * not return, so ruser starts as NULL (Linux-PAM read an uninitialised
- * pointer here).
+ * user's session mounted. The original user is PAM_RUSER when the
+ * application set it, else the user of the real uid, as in Linux-PAM; one
+ * that does not exist is an unknown user. pam_get_item initialises nothing
+ * it does not return, so the item starts as NULL (Linux-PAM read an
+ * uninitialised buffer here).
  */
 static int plan_original_user(pam_handle_t *pamh, const struct ns_config *cfg,
-			      const struct ns_user *new_user, const struct ns_lookup *lookup,
-			      const struct ns_plan_opts *opts, struct ns_diag *diag,
-			      struct undo_list *ret)
+			      const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
+			      struct ns_diag *diag, struct undo_list *ret)
 {
 	const void *item = NULL;
-	const char *ruser;
-	struct ns_user orig = *new_user;
+	const char *ruser = NULL;
+	struct ns_user orig;
 	struct ns_plan plan = {0};
 	struct undo_list u = {0};
 	struct passwd *pw;
 	int r;
 
 	if (pam_get_item(pamh, PAM_RUSER, &item) == PAM_SUCCESS && item &&
-	    *(ruser = item) != '\0') {
-		if (ns_user_name_valid(ruser) < 0 || !(pw = pam_modutil_getpwnam(pamh, ruser))) {
-			pam_syslog(pamh, LOG_ERR, "unknown original user (PAM_RUSER)");
-			return -ENOENT;
-		}
-		orig = (struct ns_user){
-			.name = ruser, .uid = pw->pw_uid, .gid = pw->pw_gid, .home = pw->pw_dir};
+	    *(const char *)item != '\0')
+		ruser = item;
+	if (ruser)
+		pw = ns_user_name_valid(ruser) < 0 ? NULL : pam_modutil_getpwnam(pamh, ruser);
+	else
+		pw = pam_modutil_getpwuid(pamh, getuid());
+	if (!pw) {
+		pam_syslog(pamh, LOG_ERR, "unknown original user (%s)",
+			   ruser ? "PAM_RUSER" : "the real uid");
+		return -ESRCH;
 	}
+	orig = (struct ns_user){
+		.name = pw->pw_name, .uid = pw->pw_uid, .gid = pw->pw_gid, .home = pw->pw_dir};
 	r = ns_plan_build(&plan, cfg, &orig, lookup, opts, diag);
 	if (r < 0)
 		return r;
@@ -311,9 +316,9 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 	if (args.unmnt_remnt || args.unmnt_only) {
-		r = plan_original_user(pamh, &cfg, &u, &lookup, &popts, &diag, &undo);
+		r = plan_original_user(pamh, &cfg, &lookup, &popts, &diag, &undo);
 		if (r < 0) {
-			ret = pam_code(r);
+			ret = r == -ESRCH ? PAM_USER_UNKNOWN : pam_code(r);
 			goto out;
 		}
 		if (args.unmnt_only)

@@ -296,12 +296,15 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 			k = -ENOMEM;
 			goto out;
 		}
+		/*
+		 * The last component of the instance path: a prefix that does
+		 * not end in "/" ("/tmp/inst/$USER-") puts its tail into it.
+		 */
+		free(e->instance_name);
+		e->instance_name = strdup(slash + 1);
 		if (!e->instance_name) {
-			e->instance_name = strdup(slash + 1);
-			if (!e->instance_name) {
-				k = -ENOMEM;
-				goto out;
-			}
+			k = -ENOMEM;
+			goto out;
 		}
 		if (e->instance_name[0] == '\0') {
 			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,

@@ -1,4 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * SELinux: the user's context, the instance's context and name for the
+ * context and level methods (SPEC section 2), labels. Every call that asks
+ * the running system goes through an ops table, so the unit tests give
+ * contexts on machines without SELinux; only context parsing (context_new)
+ * is used directly, as it is pure string work.
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,114 +16,233 @@
 #if HAVE_SELINUX
 #include <selinux/context.h>
 #include <selinux/get_context_list.h>
+#include <selinux/label.h>
 #include <selinux/selinux.h>
+#include <sys/stat.h>
+
+static int real_default_context(const char *user, char **ret)
+{
+	char *seuser = NULL, *level = NULL;
+	int r;
+
+	if (getseuserbyname(user, &seuser, &level) < 0)
+		return -1;
+	r = get_default_context_with_level(seuser, level, NULL, ret);
+	free(seuser);
+	free(level);
+	return r;
+}
+
+static int real_compute_member_dir(const char *scon, const char *tcon, char **ret)
+{
+	security_class_t cls = string_to_security_class("dir");
+
+	if (cls == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return security_compute_member_raw(scon, tcon, cls, ret);
+}
+
+static int real_setexeccon(const char *con)
+{
+	return setexeccon_raw(con);
+}
+
+static int real_fsetfilecon(int fd, const char *con)
+{
+	return fsetfilecon_raw(fd, con);
+}
+
+static int real_default_dir_context(const char *path, char **ret)
+{
+	struct selabel_handle *h = selabel_open(SELABEL_CTX_FILE, NULL, 0);
+	int r;
+
+	if (!h)
+		return -1;
+	r = selabel_lookup_raw(h, ret, path, S_IFDIR);
+	selabel_close(h);
+	return r;
+}
+
+static const struct ns_selinux_ops real_ops = {
+	.is_enabled = is_selinux_enabled,
+	.getexeccon = getexeccon_raw,
+	.getcon = getcon_raw,
+	.default_context = real_default_context,
+	.getfilecon = getfilecon_raw,
+	.fgetfilecon = fgetfilecon_raw,
+	.fsetfilecon = real_fsetfilecon,
+	.compute_member_dir = real_compute_member_dir,
+	.setexeccon = real_setexeccon,
+	.default_dir_context = real_default_dir_context,
+	.freecon = freecon,
+};
+
+/* level: con with the MLS range of range_from. */
+static int with_range(const char *con, const char *range_from, char **ret)
+{
+	context_t c = context_new(con), from = context_new(range_from);
+	const char *range, *s;
+	int r = -EINVAL;
+
+	if (!c || !from)
+		goto out;
+	range = context_range_get(from);
+	if (!range || context_range_set(c, range) != 0)
+		goto out;
+	s = context_str(c);
+	if (!s)
+		goto out;
+	*ret = strdup(s);
+	r = *ret ? 0 : -ENOMEM;
+out:
+	if (c)
+		context_free(c);
+	if (from)
+		context_free(from);
+	return r;
+}
+
+#else
+
+static int no_selinux(void)
+{
+	return 0;
+}
+
+static int no_con(char **ret)
+{
+	*ret = NULL;
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+static int no_user_con(const char *user, char **ret)
+{
+	return no_con(ret);
+}
+
+static int no_file_con(const char *path, char **ret)
+{
+	return no_con(ret);
+}
+
+static int no_fd_con(int fd, char **ret)
+{
+	return no_con(ret);
+}
+
+static int no_set(int fd, const char *con)
+{
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
+static int no_member(const char *scon, const char *tcon, char **ret)
+{
+	return no_con(ret);
+}
+
+static int no_exec(const char *con)
+{
+	return 0;
+}
+
+static void free_con(char *con)
+{
+	free(con);
+}
+
+static const struct ns_selinux_ops real_ops = {
+	.is_enabled = no_selinux,
+	.getexeccon = no_con,
+	.getcon = no_con,
+	.default_context = no_user_con,
+	.getfilecon = no_file_con,
+	.fgetfilecon = no_fd_con,
+	.fsetfilecon = no_set,
+	.compute_member_dir = no_member,
+	.setexeccon = no_exec,
+	.default_dir_context = no_file_con,
+	.freecon = free_con,
+};
+
+static int with_range(const char *con, const char *range_from, char **ret)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+static const struct ns_selinux_ops *ops = &real_ops;
+
+void ns_selinux_set_ops(const struct ns_selinux_ops *o)
+{
+	ops = o ? o : &real_ops;
+}
 
 bool ns_selinux_enabled(void)
 {
-	return is_selinux_enabled() > 0;
+	return ops->is_enabled() > 0;
 }
 
-static int dup_and_free(char *con, char **ret)
+/* A libselinux context as a heap string of ours, or NULL for none. */
+static int take(char *con, char **ret)
 {
-	char *s = strdup(con);
+	char *s = NULL;
 
-	freecon(con);
-	if (!s)
-		return -ENOMEM;
+	if (con) {
+		s = strdup(con);
+		ops->freecon(con);
+		if (!s)
+			return -ENOMEM;
+	}
 	*ret = s;
 	return 0;
 }
 
 int ns_selinux_user_context(const struct ns_args *args, const char *user, char **ret)
 {
-	char *con = NULL, *seuser = NULL, *level = NULL;
-	int r;
+	char *con = NULL;
 
-	if (!ns_selinux_enabled()) {
-		*ret = NULL;
+	*ret = NULL;
+	if (!ns_selinux_enabled())
 		return 0;
-	}
 	if (args->use_current_context) {
-		if (getcon_raw(&con) < 0)
-			return -errno;
+		if (ops->getcon(&con) < 0)
+			return errno ? -errno : -EINVAL;
 	} else if (args->use_default_context) {
-		if (getseuserbyname(user, &seuser, &level) < 0)
-			return -errno;
-		r = get_default_context_with_level(seuser, level, NULL, &con);
-		free(seuser);
-		free(level);
-		if (r < 0)
-			return -errno;
-	} else {
-		if (getexeccon_raw(&con) < 0)
-			return -errno;
-		if (!con && getcon_raw(&con) < 0)
-			return -errno;
+		if (ops->default_context(user, &con) < 0)
+			return errno ? -errno : -EINVAL;
+	} else if (ops->getexeccon(&con) < 0) {
+		/* No exec context to be had: the methods fall back to user (compat). */
+		con = NULL;
 	}
-	if (!con) {
-		*ret = NULL;
-		return 0;
-	}
-	return dup_and_free(con, ret);
-}
-
-/* level: the polydir's context with the MLS range of the user's context. */
-static int with_user_range(const char *poly_con, const char *user_con, char **ret)
-{
-	context_t pc = context_new(poly_con), uc = context_new(user_con);
-	const char *range, *s;
-	int r = -EINVAL;
-
-	if (!pc || !uc)
-		goto out;
-	range = context_range_get(uc);
-	if (!range || context_range_set(pc, range) != 0)
-		goto out;
-	s = context_str(pc);
-	if (!s)
-		goto out;
-	*ret = strdup(s);
-	r = *ret ? 0 : -ENOMEM;
-out:
-	if (pc)
-		context_free(pc);
-	if (uc)
-		context_free(uc);
-	return r;
+	return take(con, ret);
 }
 
 int ns_selinux_member_context(void *userdata, const char *user_context, const char *polydir,
 			      enum ns_method method, char **ret)
 {
-	char *poly_con = NULL, *target = NULL, *member = NULL;
-	security_class_t cls;
+	char *poly_con = NULL, *member = NULL;
 	int r;
 
-	if (!ns_selinux_enabled() || !user_context) {
-		*ret = NULL;
+	*ret = NULL;
+	if (!ns_selinux_enabled() || !user_context)
 		return 0;
-	}
-	if (getfilecon_raw(polydir, &poly_con) < 0)
-		return -errno;
+	if (ops->getfilecon(polydir, &poly_con) < 0)
+		return errno ? -errno : -EINVAL;
+	if (!poly_con)
+		return -ENODATA;
 	if (method == NS_METHOD_LEVEL) {
-		r = with_user_range(poly_con, user_context, &target);
-		if (r < 0)
-			goto out;
+		r = with_range(poly_con, user_context, ret);
+	} else if (ops->compute_member_dir(user_context, poly_con, &member) < 0) {
+		r = errno ? -errno : -EINVAL;
+	} else {
+		r = member ? take(member, ret) : -ENODATA;
 	}
-	cls = string_to_security_class("dir");
-	if (cls == 0) {
-		r = -EINVAL;
-		goto out;
-	}
-	if (security_compute_member_raw(user_context, target ? target : poly_con, cls, &member) <
-	    0) {
-		r = -errno;
-		goto out;
-	}
-	r = dup_and_free(member, ret);
-out:
-	freecon(poly_con);
-	free(target);
+	ops->freecon(poly_con);
 	return r;
 }
 
@@ -124,47 +250,46 @@ int ns_selinux_label_fd(int fd, const char *ctx)
 {
 	if (!ctx || !ns_selinux_enabled())
 		return 0;
-	if (fsetfilecon_raw(fd, ctx) < 0)
-		return -errno;
+	if (ops->fsetfilecon(fd, ctx) < 0)
+		return errno ? -errno : -EINVAL;
 	return 0;
+}
+
+int ns_selinux_label_like(int fd, int like_fd)
+{
+	char *con = NULL;
+	int r;
+
+	if (!ns_selinux_enabled())
+		return 0;
+	if (ops->fgetfilecon(like_fd, &con) < 0)
+		return errno ? -errno : -EINVAL;
+	if (!con)
+		return -ENODATA;
+	r = ops->fsetfilecon(fd, con) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	ops->freecon(con);
+	return r;
+}
+
+int ns_selinux_label_new_dir(int fd, const char *path)
+{
+	char *con = NULL;
+	int r;
+
+	if (!ns_selinux_enabled())
+		return 0;
+	if (ops->default_dir_context(path, &con) < 0 || !con)
+		return 0;
+	r = ns_selinux_label_fd(fd, con);
+	ops->freecon(con);
+	return r;
 }
 
 int ns_selinux_reset_exec(void)
 {
 	if (!ns_selinux_enabled())
 		return 0;
-	if (setexeccon(NULL) < 0)
-		return -errno;
+	if (ops->setexeccon(NULL) < 0)
+		return errno ? -errno : -EINVAL;
 	return 0;
 }
-
-#else
-
-bool ns_selinux_enabled(void)
-{
-	return false;
-}
-
-int ns_selinux_user_context(const struct ns_args *args, const char *user, char **ret)
-{
-	*ret = NULL;
-	return 0;
-}
-
-int ns_selinux_member_context(void *userdata, const char *user_context, const char *polydir,
-			      enum ns_method method, char **ret)
-{
-	*ret = NULL;
-	return 0;
-}
-
-int ns_selinux_label_fd(int fd, const char *ctx)
-{
-	return 0;
-}
-
-int ns_selinux_reset_exec(void)
-{
-	return 0;
-}
-#endif

@@ -6,6 +6,32 @@
 #include "args.h"
 #include "config.h"
 
+/*
+ * Every libselinux call the module makes that depends on the running
+ * system, so that unit tests can give contexts on a machine without
+ * SELinux. Each returns 0 or -1 with errno, as libselinux does; contexts
+ * returned are freed with freecon. All contexts are raw (untranslated).
+ */
+struct ns_selinux_ops {
+	int (*is_enabled)(void); /* > 0 when SELinux is enabled */
+	int (*getexeccon)(char **ret);
+	int (*getcon)(char **ret);
+	/* The user's default context (getseuserbyname + get_default_context_with_level). */
+	int (*default_context)(const char *user, char **ret);
+	int (*getfilecon)(const char *path, char **ret);
+	int (*fgetfilecon)(int fd, char **ret);
+	int (*fsetfilecon)(int fd, const char *con);
+	/* security_compute_member for class "dir". */
+	int (*compute_member_dir)(const char *scon, const char *tcon, char **ret);
+	int (*setexeccon)(const char *con);
+	/* The file-contexts label of a directory at path (selabel_lookup). */
+	int (*default_dir_context)(const char *path, char **ret);
+	void (*freecon)(char *con);
+};
+
+/* Replace the libselinux calls (unit tests); NULL restores the real ones. */
+void ns_selinux_set_ops(const struct ns_selinux_ops *ops);
+
 /* Whether SELinux is built in and enabled on this system. */
 bool ns_selinux_enabled(void);
 
@@ -13,17 +39,37 @@ bool ns_selinux_enabled(void);
  * The user's context for the context and level methods: the exec context
  * (set by pam_selinux), the current one with use_current_context, the
  * default for the user with use_default_context. *ret is NULL when there is
- * none (SELinux off): those methods then fall back to user. Never a NULL
- * dereference (Linux-PAM can crash here).
+ * none (SELinux off, or no exec context): those methods then fall back to
+ * user. Never a NULL dereference (Linux-PAM can crash here). A failure to
+ * get the current or default context is an error, as in Linux-PAM.
  */
 int ns_selinux_user_context(const struct ns_args *args, const char *user, char **ret);
 
-/* ns_lookup.member_context: security_compute_member for polydir's context. */
+/*
+ * ns_lookup.member_context: the instance's context. context: what the
+ * policy computes (security_compute_member, class dir) for the user's
+ * context and the polydir's; level: the polydir's context with the MLS
+ * range of the user's.
+ */
 int ns_selinux_member_context(void *userdata, const char *user_context, const char *polydir,
 			      enum ns_method method, char **ret);
 
 /* Label the instance directory held by fd; 0 when SELinux is off or ctx NULL. */
 int ns_selinux_label_fd(int fd, const char *ctx);
+
+/*
+ * Label the directory held by fd as the one held by like_fd (user and
+ * tmpdir instances get their polydir's label, as in Linux-PAM); 0 when
+ * SELinux is off.
+ */
+int ns_selinux_label_like(int fd, int like_fd);
+
+/*
+ * A polydir just made by create: the label the policy's file contexts give
+ * path, as Linux-PAM does. Best effort, as there: 0 when SELinux is off or
+ * the policy has no label for path, else the result of labelling.
+ */
+int ns_selinux_label_new_dir(int fd, const char *path);
 
 /* Reset the exec context before running the init script. */
 int ns_selinux_reset_exec(void);

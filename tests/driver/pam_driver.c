@@ -3,13 +3,15 @@
  * pam_driver: a small, real PAM client for the integration tests.
  *
  *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] [--show-ns]
- *              SERVICE USER [-- CMD ARGS...]
+ *              [--after-close SHELL-CMD] SERVICE USER [-- CMD ARGS...]
  *
  * Opens a PAM session for USER on SERVICE, runs CMD (if given) in a child so
  * that it sees the session's mount namespace, then closes the session. The
  * conversation refuses every prompt: a session module must not ask.
  * --show-ns prints "mnt_ns=<namespace>" after pam_open_session, whether it
  * succeeded or not, so a test can see where a failed open left the process.
+ * --after-close runs SHELL-CMD with /bin/sh after pam_close_session, in this
+ * process's mount namespace, so a test can see what closing undid.
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
@@ -72,7 +74,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
 		   "[--show-ns]\n"
-		   "                  SERVICE USER [-- CMD ARGS...]\n");
+		   "                  [--after-close SHELL-CMD] SERVICE USER [-- CMD ARGS...]\n");
 }
 
 static void show_ns(void)
@@ -133,12 +135,16 @@ static int run_command(pam_handle_t *pamh, char **cmd)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-		{"confdir", required_argument, NULL, 'c'}, {"env", required_argument, NULL, 'e'},
-		{"ruser", required_argument, NULL, 'r'},   {"show-ns", no_argument, NULL, 's'},
-		{"help", no_argument, NULL, 'h'},	   {0},
+		{"confdir", required_argument, NULL, 'c'},
+		{"env", required_argument, NULL, 'e'},
+		{"ruser", required_argument, NULL, 'r'},
+		{"show-ns", no_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
+		{"after-close", required_argument, NULL, 'a'},
+		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
-	const char *confdir = NULL, *ruser = NULL, *service, *user;
+	const char *confdir = NULL, *ruser = NULL, *after_close = NULL, *service, *user;
 	const char *env[MAX_ENV];
 	pam_handle_t *pamh = NULL;
 	int nenv = 0, opt, r, rc = 0, i;
@@ -162,6 +168,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			show = true;
+			break;
+		case 'a':
+			after_close = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -215,6 +224,14 @@ int main(int argc, char **argv)
 	if (r != PAM_SUCCESS) {
 		fprintf(stderr, "pam_close_session: %s\n", pam_strerror(pamh, r));
 		rc = DRIVER_EXIT_CLOSE;
+	}
+	if (after_close) {
+		static char shell[] = "/bin/sh", dash_c[] = "-c";
+		char *sh[] = {shell, dash_c, (char *)after_close, NULL};
+		int k = run_command(pamh, sh);
+
+		if (rc == 0)
+			rc = k;
 	}
 	pam_end(pamh, r);
 	return rc;

@@ -61,6 +61,9 @@ write_init /etc/security/namespace.init 3
 sandbox_private_tmp root
 out=$(sandbox_su carol 'echo RAN') || fail "su - carol with an init exiting 3: $out"
 assert_eq RAN "$out" "carol's session"
+if ! module_is_linux_pam; then
+	assert_log_contains "namespace.init /tmp exited with status 3" "init's exit status logged"
+fi
 
 sb_note "an init script that is not executable fails the session"
 chmod 0644 /etc/security/namespace.init

@@ -98,11 +98,11 @@ run 0 --config-dir "$dir" --user nobody --json
 json "assert d['ok'] is True and d['user'] == 'nobody' and d['diagnostics'] == []
 e = d['entries']; assert len(e) == 1 and e[0]['instance'] == '$dir/inst/nobody', e
 assert e[0]['line'] == 1 and e[0]['method'] == 'user' and e[0]['would_fail'] is False, e"
-printf '%s/poly "%s/in\\"st\\t\xff/" bogus\n' "$dir" "$dir" >"$conf"
+printf '%s/poly %s/in\\"st\\t\xff/ bogus\n' "$dir" "$dir" >"$conf"
 run 1 --config-dir "$dir" --json
 json "assert d['ok'] is False and d['entries'] == []
 g = d['diagnostics'][0]; assert g['severity'] == 'error' and g['line'] == 1 and g['column'] > 0, g"
-printf '%s/poly "%s/in\\"st\\t\xff/" user\n' "$dir" "$dir" >"$conf"
+printf '%s/poly %s/in\\"st\\t\xff/ user\n' "$dir" "$dir" >"$conf"
 run 0 --config-dir "$dir" --json --user nobody
 json "assert d['entries'][0]['instance'] == '$dir/in\"st\t\ufffd/nobody', d"
 

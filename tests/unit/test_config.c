@@ -94,6 +94,13 @@ static void test_quotes_escapes_comments(void **state)
 	assert_string_equal(c.rules[0].instance_prefix, "/i\txq\n/");
 	assert_int_equal(c.rules[0].method, NS_METHOD_USER);
 	ns_config_free(&c);
+
+	/* Inside quotes a backslash is literal, as in Linux-PAM's argv_parse. */
+	assert_int_equal(parse(&c, "\"/tmp/a\\tb\" /i/\\q user\n", 0), 0);
+	assert_int_equal(c.n_rules, 1);
+	assert_string_equal(c.rules[0].polydir, "/tmp/a\\tb");
+	assert_string_equal(c.rules[0].instance_prefix, "/i/q");
+	ns_config_free(&c);
 }
 
 static void test_all_methods(void **state)
@@ -164,6 +171,12 @@ static void test_flags(void **state)
 
 	assert_int_equal(parse(&c, "/a /i/ user:mntopts=nosuid\n", 0), 0);
 	assert_reported("warning: mntopts has effect only with method tmpfs");
+	ns_config_free(&c);
+
+	/* A second mntopts= replaces the first whole, its flags too (Linux-PAM). */
+	assert_int_equal(parse(&c, "/a - tmpfs:mntopts=noexec,size=1M:mntopts=nodev\n", 0), 0);
+	assert_null(c.rules[0].mntopts);
+	assert_int_equal(c.rules[0].mount_flags, MS_NODEV);
 	ns_config_free(&c);
 }
 

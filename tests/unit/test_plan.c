@@ -109,6 +109,8 @@ static void test_user_method(void **state)
 	assert_false(p.entries[0].create_polydir);
 	assert_string_equal(p.entries[1].instance, "/var/tmp/inst-alice");
 	assert_string_equal(p.entries[1].instance_parent, "/var/tmp");
+	/* The prefix's tail is part of the name made in the parent. */
+	assert_string_equal(p.entries[1].instance_name, "inst-alice");
 	ns_plan_free(&p);
 }
 
