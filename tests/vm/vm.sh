@@ -11,12 +11,13 @@
 #   vm_setup NAME [PACKAGE...]  checks qemu, fetches the kernel (and PACKAGEs),
 #                               starts an empty root in $VM_ROOT
 #   vm_copy FILE [DEST]         FILE (and the libraries ldd lists) into the root
+#   vm_copy_tree DIR DEST       a directory of data files into the root
 #   vm_step NAME FILE           a guest step: the guest's /init runs every step
 #                               in name order; exit 0 passes, 77 skips
 #   vm_boot [CMDLINE...]        packs the root, boots it, shows the console,
 #                               returns 0 when every step passed
-# Inside the guest: /vm/guest.sh has the steps' helpers, users alice (2001)
-# and bob (2002) exist, /tmp and /run are tmpfs, syslogd writes
+# Inside the guest: /vm/guest.sh has the steps' helpers, users alice (2001),
+# bob (2002) and carol (2003) exist, /tmp and /run are tmpfs, syslogd writes
 # /var/log/messages.
 #
 #   NS_VM_CACHE    where fetch.sh keeps packages (default: build/tests/vm/cache)
@@ -98,16 +99,19 @@ vm_root_base() {
 		root:x:0:0:root:/root:/bin/sh
 		alice:x:2001:2001:alice:/home/alice:/bin/sh
 		bob:x:2002:2002:bob:/home/bob:/bin/sh
+		carol:x:2003:2003:carol:/home/carol:/bin/sh
 	EOF
 	cat >"$VM_ROOT/etc/group" <<-EOF
 		root:x:0:
 		alice:x:2001:
 		bob:x:2002:
+		carol:x:2003:
 	EOF
 	cat >"$VM_ROOT/etc/shadow" <<-EOF
 		root:*:19000:0:99999:7:::
 		alice:*:19000:0:99999:7:::
 		bob:*:19000:0:99999:7:::
+		carol:*:19000:0:99999:7:::
 	EOF
 	chmod 0640 "$VM_ROOT/etc/shadow"
 	printf 'passwd: files\ngroup: files\nshadow: files\n' >"$VM_ROOT/etc/nsswitch.conf"
@@ -140,6 +144,12 @@ vm_copy() {
 	if [[ -f "$src" ]] && [[ "$(head -c 4 "$src" | tail -c 3)" == ELF ]]; then
 		vm_libs "$src"
 	fi
+}
+
+# vm_copy_tree DIR DEST: a directory of data files, as it is.
+vm_copy_tree() {
+	mkdir -p "$VM_ROOT$2"
+	cp -a "$1/." "$VM_ROOT$2/"
 }
 
 # vm_step NAME FILE: FILE (a script or a program) becomes step NAME.
