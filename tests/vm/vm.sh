@@ -26,6 +26,7 @@
 VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_TIMEOUT=${NS_VM_TIMEOUT:-150}
 VM_LIBDIR=/usr/lib/x86_64-linux-gnu
+VM_MODULE=$VM_LIBDIR/security/pam_namespace_ng.so
 
 vm_note() {
 	printf '# %s\n' "$*"
@@ -157,13 +158,15 @@ vm_step() {
 	install -m 0755 "$2" "$VM_ROOT/vm/steps/$1"
 }
 
-# vm_pam_stack [ARG...]: the built module as /vm/lib/pam_namespace.so, the
+# vm_pam_stack [ARG...]: the built module as $VM_MODULE (where Debian's
+# package puts it, so that it gets the label of a PAM module), the
 # PAM driver as pam_driver, Linux-PAM with pam_permit and pam_unix, and
 # service vm-session whose session ends with the module (by absolute path)
 # and ARGs; service other denies everything.
 vm_pam_stack() {
 	local m secdir=$VM_LIBDIR/security
-	vm_copy "$NS_MODULE" /vm/lib/pam_namespace.so
+	# shellcheck disable=SC2153 # set by the test (meson's environment)
+	vm_copy "$NS_MODULE" "$VM_MODULE"
 	vm_copy "$NS_DRIVER" /usr/bin/pam_driver
 	for m in pam_permit.so pam_deny.so pam_unix.so; do
 		vm_copy "$secdir/$m"
@@ -172,7 +175,7 @@ vm_pam_stack() {
 		auth required pam_permit.so
 		account required pam_permit.so
 		session optional pam_unix.so
-		session required /vm/lib/pam_namespace.so $*
+		session required $VM_MODULE $*
 	EOF
 	printf '%s required pam_deny.so\n' auth account password session >"$VM_ROOT/etc/pam.d/other"
 }

@@ -3,6 +3,10 @@
 # Helpers for the guest's steps (busybox sh): a step sources this file,
 # checks what a user would see, and exits 0, 1 (fail) or 77 (skip).
 
+# The module under test (vm.sh's VM_MODULE).
+# shellcheck disable=SC2034 # for the steps
+MODULE=/usr/lib/x86_64-linux-gnu/security/pam_namespace_ng.so
+
 note() {
 	echo "# $*"
 }
@@ -11,6 +15,8 @@ fail() {
 	echo "FAIL: $*"
 	echo "# the module's log lines:"
 	grep -i namespace /var/log/messages 2>/dev/null | tail -n 20 | sed 's/^/#   /'
+	echo "# the kernel's last words on crashes and denials:"
+	dmesg | grep -E 'segfault|trap|avc: *denied' | tail -n 15 | sed 's/^/#   /'
 	exit 1
 }
 
