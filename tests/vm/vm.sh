@@ -87,8 +87,9 @@ vm_root_base() {
 	ln -s usr/lib "$VM_ROOT/lib"
 	ln -s usr/lib64 "$VM_ROOT/lib64"
 	ln -s ../run "$VM_ROOT/var/run"
-	# The console init starts on, before devtmpfs is mounted.
-	mknod -m 0600 "$VM_ROOT/dev/console" c 5 1
+	# The console init starts on, before devtmpfs is mounted (only root can
+	# make it; without it the first lines of stage 1 are lost, nothing more).
+	mknod -m 0600 "$VM_ROOT/dev/console" c 5 1 2>/dev/null || true
 	chmod 1777 "$VM_ROOT/tmp"
 	chmod 0700 "$VM_ROOT/root"
 	cp "$VM_BUSYBOX" "$VM_ROOT/usr/bin/busybox"
