@@ -132,6 +132,12 @@ vm_libs() {
 		cp -L "$lib" "$VM_ROOT$lib"
 	done < <(LD_LIBRARY_PATH=$VM_CACHE/root$VM_LIBDIR ldd "$1" 2>/dev/null |
 		sed -n -e 's/^.*=> \(\/[^ ]*\) (0x.*$/\1/p' -e 's/^[[:space:]]*\(\/[^ ]*\) (0x.*$/\1/p')
+	# glibc dlopens libgcc_s for pthread_exit and pthread_cancel: ldd
+	# does not list it.
+	if [[ ! -e "$VM_ROOT$VM_LIBDIR/libgcc_s.so.1" && -e "$VM_LIBDIR/libgcc_s.so.1" ]]; then
+		mkdir -p "$VM_ROOT$VM_LIBDIR"
+		cp -L "$VM_LIBDIR/libgcc_s.so.1" "$VM_ROOT$VM_LIBDIR/"
+	fi
 	if LD_LIBRARY_PATH=$VM_CACHE/root$VM_LIBDIR ldd "$1" 2>/dev/null | grep -q 'not found'; then
 		vm_fail "$1: libraries not found: $(ldd "$1" | grep 'not found' | tr -s ' \t\n' ' ')"
 	fi
