@@ -13,8 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=private_tmp.sh
 . "$here/private_tmp.sh"
 
-SSHD=/usr/sbin/sshd
-for prog in "$SSHD" ssh ssh-keygen sshpass openssl ip; do
+# sshd as tests/run unpacks it into the build tree, else the system's.
+[[ -x "${NS_SSHD:-}" ]] || NS_SSHD=/usr/sbin/sshd
+export NS_SSHD
+for prog in "$NS_SSHD" ssh ssh-keygen sshpass openssl ip; do
 	command -v "$prog" >/dev/null || skip "$prog is not installed (openssh-server, openssh-client, sshpass, openssl, iproute2)"
 done
 
@@ -26,6 +28,7 @@ if [[ -z "${SB_INSIDE:-}" && -z "${NS_SSHD_NETNS:-}" ]]; then
 	exec unshare --net bash "$0" "$@"
 fi
 sandbox_enter "$@"
+SSHD=$NS_SSHD # the sandbox's copy
 # sshd's privilege separation user, which openssh-server's installation
 # adds to the host; the sandbox's copy of passwd gets one if it is missing.
 getent passwd sshd >/dev/null ||

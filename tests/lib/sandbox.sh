@@ -14,7 +14,7 @@
 #
 #   NS_MODULE  the PAM module under test (default: build/pam_namespace/pam_namespace.so)
 #   NS_DRIVER  the PAM driver program (default: build/tests/driver/pam_driver)
-#   NS_PROBE, NS_CHECK, NS_HELPER, NS_ATTACKER: the other built programs,
+#   NS_PROBE, NS_CHECK, NS_HELPER, NS_ATTACKER, NS_SSHD: the other programs,
 #   where a test uses them
 #   (the module and every program named here are copied into the sandbox,
 #   so they stay reachable wherever they were built, /tmp included)
@@ -38,7 +38,7 @@ SB_LOG=$SB_DIR/syslog
 SB_TIMEOUT=${SB_TIMEOUT:-60}
 SB_USERS=(alice:2001 bob:2002 carol:2003)
 # The built programs a test may name; each is copied into the sandbox.
-SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER)
+SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER NS_SSHD)
 SB_SYSTEM_MODULE_DIRS=(/lib/x86_64-linux-gnu/security /usr/lib/x86_64-linux-gnu/security
 	/lib/security /usr/lib/security)
 
