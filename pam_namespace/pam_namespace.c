@@ -92,27 +92,57 @@ struct lookup_data {
 	pam_handle_t *pamh;
 };
 
+/*
+ * The names in lists of users and create=: getpwnam_r() and getgrnam_r()
+ * rather than pam_modutil_getpwnam(), which keeps every result in the
+ * handle's list of data, searched linearly on each call: with thousands of
+ * lines that grows with the square of their number. Only the ids are kept.
+ */
+static int lookup_ids(const char *name, bool group, uid_t *ret_uid, gid_t *ret_gid)
+{
+	size_t size = 1024;
+	int r;
+
+	for (;;) {
+		char *buf = malloc(size);
+		struct passwd pw, *pwp = NULL;
+		struct group gr, *grp = NULL;
+
+		if (!buf)
+			return -ENOMEM;
+		if (group)
+			r = getgrnam_r(name, &gr, buf, size, &grp);
+		else
+			r = getpwnam_r(name, &pw, buf, size, &pwp);
+		free(buf);
+		if (r == ERANGE && size < 1024 * 1024) {
+			size *= 4;
+			continue;
+		}
+		if (r != 0)
+			return -r;
+		if (group) {
+			if (!grp)
+				return -ENOENT;
+			*ret_gid = gr.gr_gid;
+		} else {
+			if (!pwp)
+				return -ENOENT;
+			*ret_uid = pw.pw_uid;
+			*ret_gid = pw.pw_gid;
+		}
+		return 0;
+	}
+}
+
 static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
 {
-	struct lookup_data *l = userdata;
-	struct passwd *pw = pam_modutil_getpwnam(l->pamh, name);
-
-	if (!pw)
-		return -ENOENT;
-	*ret_uid = pw->pw_uid;
-	*ret_gid = pw->pw_gid;
-	return 0;
+	return lookup_ids(name, false, ret_uid, ret_gid);
 }
 
 static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 {
-	struct lookup_data *l = userdata;
-	struct group *gr = pam_modutil_getgrnam(l->pamh, name);
-
-	if (!gr)
-		return -ENOENT;
-	*ret_gid = gr->gr_gid;
-	return 0;
+	return lookup_ids(name, true, NULL, ret_gid);
 }
 
 static const char *first_existing(const char *a, const char *b)
