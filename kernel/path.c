@@ -171,11 +171,15 @@ restart:
 			p++;
 		if (*p == '\0')
 			break;
-		if (!trusted && kn_features()->openat2) {
+		if (!trusted && kn_feature_try(KN_FEATURE_OPENAT2)) {
 			struct fsid_saved ids = as_owner_of(fd);
 
 			nfd = openat2_beneath(fd, p);
 			fsid_restore(&ids);
+			if (nfd == -ENOSYS) {
+				kn_feature_lost(KN_FEATURE_OPENAT2);
+				continue;
+			}
 			if (nfd < 0) {
 				r = nfd;
 				goto out_fd;

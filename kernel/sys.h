@@ -6,7 +6,9 @@
  * builds against an older libc and runs on an older kernel (the probe in
  * probe.c says what is there).
  */
+#include <fcntl.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #ifndef SYS_open_tree
@@ -85,3 +87,9 @@ _Static_assert(sizeof(struct kn_statx) == 256, "struct statx is 256 bytes");
 #define KN_MOUNT_ATTR_NOSUID	   0x00000002
 #define KN_MOUNT_ATTR_NODEV	   0x00000004
 #define KN_MOUNT_ATTR_NOEXEC	   0x00000008
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define KN_PIDFD_THREAD		   O_EXCL
+#define KN_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)
