@@ -138,6 +138,35 @@ int ns_selinux_reset_exec(void)
 	return 0;
 }
 
+int ns_selinux_exec_reset_saved(char **ret_saved)
+{
+	char *con = NULL;
+	int r;
+
+	*ret_saved = NULL;
+	if (!ns_selinux_enabled())
+		return 0;
+	if (getexeccon_raw(&con) < 0)
+		return -errno;
+	if (!con)
+		return 0;
+	if (setexeccon_raw(NULL) < 0) {
+		r = -errno;
+		freecon(con);
+		return r;
+	}
+	*ret_saved = con;
+	return 0;
+}
+
+void ns_selinux_exec_restore(char *saved)
+{
+	if (!saved)
+		return;
+	(void)setexeccon_raw(saved);
+	freecon(saved);
+}
+
 #else
 
 bool ns_selinux_enabled(void)
@@ -166,5 +195,15 @@ int ns_selinux_label_fd(int fd, const char *ctx)
 int ns_selinux_reset_exec(void)
 {
 	return 0;
+}
+
+int ns_selinux_exec_reset_saved(char **ret_saved)
+{
+	*ret_saved = NULL;
+	return 0;
+}
+
+void ns_selinux_exec_restore(char *saved)
+{
 }
 #endif
