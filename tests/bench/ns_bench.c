@@ -530,6 +530,15 @@ static struct contestant pam_contestant(const char *label, const char *service, 
 		.label = label, .kind = KIND_PAM, .service = service, .user = user, TWO_DIRS};
 }
 
+/* libpam's own cost: a service with pam_permit.so only. */
+static struct contestant permit_contestant(void)
+{
+	return (struct contestant){.label = "libpam alone (permit)",
+				   .kind = KIND_PAM,
+				   .service = "ns-bench-permit",
+				   .user = "alice"};
+}
+
 static struct contestant floor_contestant(const char *label, const char *inst_tmp,
 					  const char *inst_vartmp)
 {
@@ -570,10 +579,7 @@ static void scenario_noinit(void)
 		pam_contestant("ours", "ns-bench-ours", "alice"),
 		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
 		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
-		{.label = "libpam alone (permit)",
-		 .kind = KIND_PAM,
-		 .service = "ns-bench-permit",
-		 .user = "alice"},
+		permit_contestant(),
 	};
 	struct contestant noscript = pam_contestant("ours", "ns-bench-ours-cd", "alice");
 	int ours_forks, noscript_forks, lpam_forks;
@@ -655,6 +661,7 @@ static void scenario_mounts(void)
 		pam_contestant("ours", "ns-bench-ours", "alice"),
 		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
 		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+		permit_contestant(),
 	};
 	char path[256], title[128];
 
@@ -668,10 +675,10 @@ static void scenario_mounts(void)
 			die("mount %s: %s", path, strerror(errno));
 	}
 	set_conf("/etc/security/namespace.conf", conf_noinit);
-	run_rounds(cs, 3);
+	run_rounds(cs, 4);
 	snprintf(title, sizeof(title),
 		 "mounts: as noinit, %u extra mounts in the caller's namespace", opt.n_mounts);
-	print_table(title, cs, 3);
+	print_table(title, cs, 4);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.2, NULL,
 		   "%u mounts: open+close, ours / floor", opt.n_mounts);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
@@ -680,7 +687,7 @@ static void scenario_mounts(void)
 		   "%u mounts: whole child, ours / Linux-PAM", opt.n_mounts);
 	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
 		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
-	free_contestants(cs, 3);
+	free_contestants(cs, 4);
 }
 
 static void fill_parent(const char *parent, unsigned n)
