@@ -794,7 +794,8 @@ static void scenario_config(void)
 	run_rounds(cs, 3);
 	print_table("config: a 20000-line namespace.conf (10000 entries, 2 for this user)", cs, 3);
 	printf("  (Linux-PAM is left out: pam_modutil_getpwnam() keeps every lookup in a list it\n"
-	       "  searches linearly, so its time grows with the square of the entries)\n");
+	       "  searches linearly, once per earlier lookup of the same name: 2,000 entries\n"
+	       "  naming one user took it 14 s here)\n");
 	printf("  parse and plan of the 20000 lines (difference of medians): ours %.0f us\n",
 	       median_oc(&cs[0]) - median_oc(&cs[1]));
 	add_target(BELOW, median_oc(&cs[0]) / 1000, 50, "ms",
