@@ -156,6 +156,25 @@ static const char *first_existing(const char *a, const char *b)
 	return NULL;
 }
 
+enum want {
+	WANT_UMASK,	     /* create without a mode: 0777 less the umask */
+	WANT_DEFAULT_SCRIPT, /* neither noinit nor iscript= */
+};
+
+/* Whether any line needs it: each costs a session system calls otherwise spent for nothing. */
+static bool config_wants(const struct ns_config *cfg, enum want w)
+{
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		const struct ns_rule *r = &cfg->rules[i];
+
+		if (w == WANT_UMASK && r->create && !r->create_has_mode)
+			return true;
+		if (w == WANT_DEFAULT_SCRIPT && !r->noinit && !r->iscript)
+			return true;
+	}
+	return false;
+}
+
 struct undo_list {
 	char **polydirs;
 	size_t n;
@@ -325,16 +344,22 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.home = pw->pw_dir,
 		.context = context,
 	};
-	mask = umask(0);
-	umask(mask);
+	/* The process umask and the default script only where a line can use them. */
+	mask = 0;
+	if (config_wants(&cfg, WANT_UMASK)) {
+		mask = umask(0);
+		umask(mask);
+	}
 	struct ns_plan_opts popts = {
 		.flags = (args.gen_hash ? NS_PLAN_GEN_HASH : 0) |
 			 (args.ignore_config_error ? NS_PLAN_IGNORE_ERRORS : 0),
 		.umask = mask,
-		.init_script = args.config_dir ? first_existing(init, NULL)
-					       : first_existing(NS_SYSCONF_DIR "/namespace.init",
-								NS_VENDOR_DIR "/namespace.init"),
 	};
+	if (config_wants(&cfg, WANT_DEFAULT_SCRIPT))
+		popts.init_script = args.config_dir
+					    ? first_existing(init, NULL)
+					    : first_existing(NS_SYSCONF_DIR "/namespace.init",
+							     NS_VENDOR_DIR "/namespace.init");
 	r = ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag);
 	if (r < 0) {
 		ret = pam_code(r);
