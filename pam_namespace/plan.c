@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "naming.h"
+#include "ns-build.h"
 #include "plan.h"
 
 char *ns_expand_variables(const char *s, const struct ns_user *user)
@@ -348,6 +349,13 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 			goto out;
 		}
 		e->instance_name = ns_instance_name(raw, opts->flags & NS_PLAN_GEN_HASH);
+		if (!e->instance_name && errno == ELIBACC) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "cannot load %s for the MD5 of the instance name",
+				       NS_LIBMD_SONAME);
+			k = -ELIBACC;
+			goto out;
+		}
 		if (!e->instance_name) {
 			k = -ENOMEM;
 			goto out;
