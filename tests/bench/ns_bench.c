@@ -41,6 +41,7 @@
 #include <pwd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -64,6 +65,7 @@ struct contestant {
 	const char *label;
 	enum kind kind;
 	const char *service; /* KIND_PAM */
+	bool no_audit;	     /* libpam's audit socket refused, as by a kernel without audit */
 	const char *user;
 	/* The polydirs, and for the floor the instance of each (NULL: tmpfs). */
 	const char *polydirs[MAX_DIRS];
@@ -215,6 +217,28 @@ static int forbid_fork(void)
 #endif
 }
 
+/*
+ * socket(AF_NETLINK) answers EPROTONOSUPPORT, as where the kernel has no
+ * audit: libpam then sends no audit messages, which are most of its own
+ * cost in pam_open_session and pam_close_session.
+ */
+static int refuse_audit(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPROTONOSUPPORT),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
 enum child_exit {
 	CHILD_OK = 0,
 	CHILD_START = 10,
@@ -273,6 +297,8 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 		if (!getpwnam(c->user))
 			return CHILD_START;
 		if (no_fork && forbid_fork() < 0)
+			return CHILD_FILTER;
+		if (c->no_audit && refuse_audit() < 0)
 			return CHILD_FILTER;
 		getrusage(RUSAGE_SELF, &ru1);
 		t1 = now_us();
@@ -629,20 +655,28 @@ static void scenario_noinit(void)
 		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
 		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
 		permit_contestant(),
+		pam_contestant("ours, no audit", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM, no audit", "ns-bench-lpam", "alice"),
+		permit_contestant(),
 	};
 	struct contestant noscript = pam_contestant("ours", "ns-bench-ours-cd", "alice");
 	int ours_forks, noscript_forks, lpam_forks;
 
+	cs[4].no_audit = cs[5].no_audit = cs[6].no_audit = true;
+	cs[6].label = "libpam alone, no audit";
 	set_conf("/etc/security/namespace.conf", conf_noinit);
 	/* The same lines without noinit, and no namespace.init at all. */
 	set_conf(CONF_DIR "/namespace.conf", conf_init);
-	run_rounds(cs, 4);
-	print_table("noinit: /tmp and /var/tmp, user:noinit", cs, 4);
+	run_rounds(cs, 7);
+	print_table("noinit: /tmp and /var/tmp, user:noinit", cs, 7);
 	printf("  without libpam's own cost (permit): ours %.0f us, Linux-PAM %.0f us: "
 	       "%.2fx Linux-PAM, %.2fx the floor\n",
 	       median_oc(&cs[0]) - median_oc(&cs[3]), median_oc(&cs[1]) - median_oc(&cs[3]),
 	       (median_oc(&cs[0]) - median_oc(&cs[3])) / (median_oc(&cs[1]) - median_oc(&cs[3])),
 	       (median_oc(&cs[0]) - median_oc(&cs[3])) / median_oc(&cs[2]));
+	printf("  with libpam's audit socket refused (a kernel without audit): ours / Linux-PAM "
+	       "%.2fx, ours / floor %.2fx\n",
+	       median_oc(&cs[4]) / median_oc(&cs[5]), median_oc(&cs[4]) / median_oc(&cs[2]));
 	ours_forks = forks(&cs[0]);
 	noscript_forks = forks(&noscript);
 	lpam_forks = forks(&cs[1]);
@@ -659,7 +693,7 @@ static void scenario_noinit(void)
 	add_target(AT_MOST, ours_forks + noscript_forks, 0, "of 2 forked",
 		   "no script applies (noinit; no namespace.init): sessions forking");
 	targets[n_targets - 1].exact = true;
-	free_contestants(cs, 4);
+	free_contestants(cs, 7);
 }
 
 static void scenario_init(void)
