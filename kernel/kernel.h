@@ -23,6 +23,20 @@ const struct kn_features *kn_features(void);
 /* For tests: pretend the newer calls are missing. */
 void kn_features_disable_all(void);
 
+/*
+ * Without the probe's system calls: whether a call is worth trying. Each is
+ * tried until it answers ENOSYS once (kn_feature_lost), then the fallback
+ * is used for the rest of the process; after kn_features(), its answer.
+ */
+enum kn_feature {
+	KN_FEATURE_OPENAT2,
+	KN_FEATURE_OPEN_TREE,
+	KN_FEATURE_FSOPEN,
+	_KN_FEATURE_MAX,
+};
+bool kn_feature_try(enum kn_feature f);
+void kn_feature_lost(enum kn_feature f);
+
 /* --- namespaces (ns.c) --- */
 
 enum kn_propagation {

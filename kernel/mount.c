@@ -57,14 +57,17 @@ int kn_bind_fd(int src_fd, int dst_fd)
 	long tree;
 	int r;
 
-	if (kn_features()->open_tree) {
+	if (kn_feature_try(KN_FEATURE_OPEN_TREE)) {
 		tree = syscall(SYS_open_tree, src_fd, "",
 			       KN_OPEN_TREE_CLONE | KN_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-		if (tree < 0)
+		if (tree >= 0) {
+			r = move_to((int)tree, dst_fd);
+			close((int)tree);
+			return r;
+		}
+		if (errno != ENOSYS)
 			return -errno;
-		r = move_to((int)tree, dst_fd);
-		close((int)tree);
-		return r;
+		kn_feature_lost(KN_FEATURE_OPEN_TREE);
 	}
 	fd_path(src, src_fd);
 	fd_path(dst, dst_fd);
@@ -122,10 +125,15 @@ int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
 	long fsfd, mfd;
 	int r;
 
-	if (kn_features()->fsopen) {
+	fsfd = -1;
+	if (kn_feature_try(KN_FEATURE_FSOPEN) && kn_feature_try(KN_FEATURE_OPEN_TREE)) {
 		fsfd = syscall(SYS_fsopen, "tmpfs", KN_FSOPEN_CLOEXEC);
-		if (fsfd < 0)
+		if (fsfd < 0 && errno != ENOSYS)
 			return -errno;
+		if (fsfd < 0)
+			kn_feature_lost(KN_FEATURE_FSOPEN);
+	}
+	if (fsfd >= 0) {
 		r = configure_options((int)fsfd, opts);
 		if (r == 0 &&
 		    syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -43,12 +44,40 @@ void kn_thread_self_path(char buf[KN_PROC_PATH_MAX], const char *rest)
  * act on the calling thread, and /proc/self is the thread-group leader,
  * whose namespace a thread that unshared on its own does not share.
  */
-static int open_own_ns(void)
+static int open_own_ns_by_path(void)
 {
 	char path[KN_PROC_PATH_MAX];
 
 	kn_thread_self_path(path, "ns/mnt");
 	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+/*
+ * The same without a path lookup in /proc, which costs a fresh process
+ * more than the rest of saving its place: a pidfd of the calling thread
+ * (PIDFD_THREAD, 6.9) and PIDFD_GET_MNT_NAMESPACE (6.11). Older kernels
+ * answer EINVAL or ENOTTY, and /proc is used.
+ */
+static int open_own_ns(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	long pidfd = syscall(SYS_pidfd_open, tid, KN_PIDFD_THREAD);
+	int fd;
+
+	if (pidfd < 0 && tid == getpid())
+		pidfd = syscall(SYS_pidfd_open, tid, 0);
+	if (pidfd < 0)
+		return open_own_ns_by_path();
+	fd = ioctl((int)pidfd, KN_PIDFD_GET_MNT_NAMESPACE, 0);
+	close((int)pidfd);
+	if (fd < 0)
+		return open_own_ns_by_path();
+	/* The kernel opens it close-on-exec; make sure on any version. */
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(fd);
+		return open_own_ns_by_path();
+	}
+	return fd;
 }
 
 /*

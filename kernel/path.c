@@ -42,17 +42,27 @@ struct fsid_saved {
 	gid_t gid;
 };
 
+/* The same for a directory already looked at (st: its fstat). */
+static struct fsid_saved as_owner(const struct stat *st)
+{
+	struct fsid_saved s = {0};
+
+	if (st->st_uid == 0 || geteuid() != 0)
+		return s;
+	s.gid = (gid_t)setfsgid(st->st_gid);
+	s.uid = (uid_t)setfsuid(st->st_uid);
+	s.active = true;
+	return s;
+}
+
 static struct fsid_saved as_owner_of(int dirfd)
 {
 	struct fsid_saved s = {0};
 	struct stat st;
 
-	if (fstat(dirfd, &st) < 0 || st.st_uid == 0 || geteuid() != 0)
+	if (fstat(dirfd, &st) < 0)
 		return s;
-	s.gid = (gid_t)setfsgid(st.st_gid);
-	s.uid = (uid_t)setfsuid(st.st_uid);
-	s.active = true;
-	return s;
+	return as_owner(&st);
 }
 
 static void fsid_restore(const struct fsid_saved *s)
@@ -139,6 +149,7 @@ static int walk(const char *path, bool allow_sticky, bool *ret_trusted)
 {
 	char *todo = NULL, *next;
 	const char *p;
+	struct stat cur;
 	int fd, r, links = 0;
 	bool trusted;
 
@@ -156,10 +167,12 @@ restart:
 		r = -errno;
 		goto out;
 	}
-	r = kn_fd_is_trusted(fd, allow_sticky);
-	if (r < 0)
+	/* cur: the fstat of fd for as long as the walk is trusted and one step after. */
+	if (fstat(fd, &cur) < 0) {
+		r = -errno;
 		goto out_fd;
-	trusted = r;
+	}
+	trusted = st_trusted(&cur, allow_sticky);
 	p = todo;
 
 	for (;;) {
@@ -171,11 +184,15 @@ restart:
 			p++;
 		if (*p == '\0')
 			break;
-		if (!trusted && kn_features()->openat2) {
-			struct fsid_saved ids = as_owner_of(fd);
+		if (!trusted && kn_feature_try(KN_FEATURE_OPENAT2)) {
+			struct fsid_saved ids = as_owner(&cur);
 
 			nfd = openat2_beneath(fd, p);
 			fsid_restore(&ids);
+			if (nfd == -ENOSYS) {
+				kn_feature_lost(KN_FEATURE_OPENAT2);
+				continue;
+			}
 			if (nfd < 0) {
 				r = nfd;
 				goto out_fd;
@@ -248,10 +265,11 @@ restart:
 		close(fd);
 		fd = nfd;
 		if (trusted) {
-			r = kn_fd_is_trusted(fd, allow_sticky);
-			if (r < 0)
+			if (fstat(fd, &cur) < 0) {
+				r = -errno;
 				goto out_fd;
-			trusted = r;
+			}
+			trusted = st_trusted(&cur, allow_sticky);
 		}
 	}
 

@@ -54,6 +54,39 @@ const struct kn_features *kn_features(void)
 	return &features;
 }
 
+static atomic_bool lost[_KN_FEATURE_MAX];
+
+static bool probed_value(enum kn_feature f)
+{
+	switch (f) {
+	case KN_FEATURE_OPENAT2:
+		return features.openat2;
+	case KN_FEATURE_OPEN_TREE:
+		return features.open_tree;
+	case KN_FEATURE_FSOPEN:
+		return features.fsopen;
+	default:
+		return false;
+	}
+}
+
+/*
+ * A session is a fresh process: probing every call up front would cost it
+ * a handful of system calls that the real calls answer just as well.
+ */
+bool kn_feature_try(enum kn_feature f)
+{
+	if ((unsigned)f >= _KN_FEATURE_MAX || atomic_load(&lost[f]))
+		return false;
+	return atomic_load(&probed) ? probed_value(f) : true;
+}
+
+void kn_feature_lost(enum kn_feature f)
+{
+	if ((unsigned)f < _KN_FEATURE_MAX)
+		atomic_store(&lost[f], true);
+}
+
 void kn_features_disable_all(void)
 {
 	features = (struct kn_features){0};

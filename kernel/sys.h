@@ -6,7 +6,9 @@
  * builds against an older libc and runs on an older kernel (the probe in
  * probe.c says what is there).
  */
+#include <fcntl.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 
 #ifndef SYS_open_tree
@@ -103,3 +105,9 @@ struct kn_mount_attr {
  */
 #define KN_PROC_PATH_MAX 64
 void kn_thread_self_path(char buf[KN_PROC_PATH_MAX], const char *rest);
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#define KN_PIDFD_THREAD		   O_EXCL
+#define KN_PIDFD_GET_MNT_NAMESPACE _IO(0xFF, 3)

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <md5.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "naming.h"
+#include "ns-build.h"
 
 #define NS_USER_NAME_MAX 256
 
@@ -51,20 +54,40 @@ int ns_path_check(const char *path, bool allow_vars, const char **ret_problem)
 	return 0;
 }
 
-void ns_md5_hex(const char *s, char out[33])
+/*
+ * libmd is loaded only for a name that is hashed (gen_hash, or longer than
+ * 80 characters): linked, every login would load it, most for nothing.
+ * Opened and closed per call, so nothing is shared between threads.
+ */
+int ns_md5_hex(const char *s, char out[33])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char digest[MD5_DIGEST_LENGTH];
+	void (*init)(MD5_CTX *);
+	void (*update)(MD5_CTX *, const uint8_t *, size_t);
+	void (*final)(uint8_t[MD5_DIGEST_LENGTH], MD5_CTX *);
+	void *lib = dlopen(NS_LIBMD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	MD5_CTX ctx;
 
-	MD5Init(&ctx);
-	MD5Update(&ctx, (const unsigned char *)s, strlen(s));
-	MD5Final(digest, &ctx);
+	if (!lib)
+		return -ELIBACC;
+	*(void **)&init = dlsym(lib, "MD5Init");
+	*(void **)&update = dlsym(lib, "MD5Update");
+	*(void **)&final = dlsym(lib, "MD5Final");
+	if (!init || !update || !final) {
+		dlclose(lib);
+		return -ELIBACC;
+	}
+	init(&ctx);
+	update(&ctx, (const unsigned char *)s, strlen(s));
+	final(digest, &ctx);
+	dlclose(lib);
 	for (size_t i = 0; i < MD5_DIGEST_LENGTH; i++) {
 		out[2 * i] = hex[digest[i] >> 4];
 		out[2 * i + 1] = hex[digest[i] & 0xf];
 	}
 	out[32] = '\0';
+	return 0;
 }
 
 char *ns_instance_name(const char *raw, bool gen_hash)
@@ -72,16 +95,25 @@ char *ns_instance_name(const char *raw, bool gen_hash)
 	char hash[33];
 	char *out;
 	size_t len = strlen(raw);
+	int k;
 
 	if (gen_hash) {
-		ns_md5_hex(raw, hash);
+		k = ns_md5_hex(raw, hash);
+		if (k < 0) {
+			errno = -k;
+			return NULL;
+		}
 		return strdup(hash);
 	}
 	if (len <= NS_NAME_MAX_LEN)
 		return strdup(raw);
 
 	/* Keep a readable head and make the whole unique: head, '_', MD5 of all. */
-	ns_md5_hex(raw, hash);
+	k = ns_md5_hex(raw, hash);
+	if (k < 0) {
+		errno = -k;
+		return NULL;
+	}
 	out = malloc(NS_NAME_HASH_KEEP + 1 + 32 + 1);
 	if (!out)
 		return NULL;

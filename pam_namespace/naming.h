@@ -22,9 +22,10 @@ int ns_user_name_valid(const char *name);
 /*
  * The instance name for a raw name ("alice", "<ctx>_alice"): its MD5 hex
  * with gen_hash, the name shortened and hashed when longer than 80
- * characters, otherwise itself. Returns a new string or NULL.
+ * characters, otherwise itself. Returns a new string or NULL with errno
+ * set (ELIBACC: libmd could not be loaded).
  */
 char *ns_instance_name(const char *raw, bool gen_hash);
 
-/* 32 lowercase hex characters and a NUL into out. */
-void ns_md5_hex(const char *s, char out[33]);
+/* 32 lowercase hex characters and a NUL into out; 0, or -ELIBACC without libmd. */
+int ns_md5_hex(const char *s, char out[33]);

@@ -92,27 +92,57 @@ struct lookup_data {
 	pam_handle_t *pamh;
 };
 
+/*
+ * The names in lists of users and create=: getpwnam_r() and getgrnam_r()
+ * rather than pam_modutil_getpwnam(), which keeps every result in the
+ * handle's list of data, searched linearly on each call: with thousands of
+ * lines that grows with the square of their number. Only the ids are kept.
+ */
+static int lookup_ids(const char *name, bool group, uid_t *ret_uid, gid_t *ret_gid)
+{
+	size_t size = 1024;
+	int r;
+
+	for (;;) {
+		char *buf = malloc(size);
+		struct passwd pw, *pwp = NULL;
+		struct group gr, *grp = NULL;
+
+		if (!buf)
+			return -ENOMEM;
+		if (group)
+			r = getgrnam_r(name, &gr, buf, size, &grp);
+		else
+			r = getpwnam_r(name, &pw, buf, size, &pwp);
+		free(buf);
+		if (r == ERANGE && size < 1024 * 1024) {
+			size *= 4;
+			continue;
+		}
+		if (r != 0)
+			return -r;
+		if (group) {
+			if (!grp)
+				return -ENOENT;
+			*ret_gid = gr.gr_gid;
+		} else {
+			if (!pwp)
+				return -ENOENT;
+			*ret_uid = pw.pw_uid;
+			*ret_gid = pw.pw_gid;
+		}
+		return 0;
+	}
+}
+
 static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
 {
-	struct lookup_data *l = userdata;
-	struct passwd *pw = pam_modutil_getpwnam(l->pamh, name);
-
-	if (!pw)
-		return -ENOENT;
-	*ret_uid = pw->pw_uid;
-	*ret_gid = pw->pw_gid;
-	return 0;
+	return lookup_ids(name, false, ret_uid, ret_gid);
 }
 
 static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 {
-	struct lookup_data *l = userdata;
-	struct group *gr = pam_modutil_getgrnam(l->pamh, name);
-
-	if (!gr)
-		return -ENOENT;
-	*ret_gid = gr->gr_gid;
-	return 0;
+	return lookup_ids(name, true, NULL, ret_gid);
 }
 
 static const char *first_existing(const char *a, const char *b)
@@ -124,6 +154,25 @@ static const char *first_existing(const char *a, const char *b)
 	if (b && lstat(b, &st) == 0)
 		return b;
 	return NULL;
+}
+
+enum want {
+	WANT_UMASK,	     /* create without a mode: 0777 less the umask */
+	WANT_DEFAULT_SCRIPT, /* neither noinit nor iscript= */
+};
+
+/* Whether any line needs it: each costs a session system calls otherwise spent for nothing. */
+static bool config_wants(const struct ns_config *cfg, enum want w)
+{
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		const struct ns_rule *r = &cfg->rules[i];
+
+		if (w == WANT_UMASK && r->create && !r->create_has_mode)
+			return true;
+		if (w == WANT_DEFAULT_SCRIPT && !r->noinit && !r->iscript)
+			return true;
+	}
+	return false;
 }
 
 struct undo_list {
@@ -300,16 +349,22 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.home = pw->pw_dir,
 		.context = context,
 	};
-	mask = umask(0);
-	umask(mask);
+	/* The process umask and the default script only where a line can use them. */
+	mask = 0;
+	if (config_wants(&cfg, WANT_UMASK)) {
+		mask = umask(0);
+		umask(mask);
+	}
 	struct ns_plan_opts popts = {
 		.flags = (args.gen_hash ? NS_PLAN_GEN_HASH : 0) |
 			 (args.ignore_config_error ? NS_PLAN_IGNORE_ERRORS : 0),
 		.umask = mask,
-		.init_script = args.config_dir ? first_existing(init, NULL)
-					       : first_existing(NS_SYSCONF_DIR "/namespace.init",
-								NS_VENDOR_DIR "/namespace.init"),
 	};
+	if (config_wants(&cfg, WANT_DEFAULT_SCRIPT))
+		popts.init_script = args.config_dir
+					    ? first_existing(init, NULL)
+					    : first_existing(NS_SYSCONF_DIR "/namespace.init",
+							     NS_VENDOR_DIR "/namespace.init");
 	r = ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag);
 	if (r < 0) {
 		ret = pam_code(r);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "naming.h"
+#include "ns-build.h"
 #include "plan.h"
 
 char *ns_expand_variables(const char *s, const struct ns_user *user)
@@ -66,20 +68,97 @@ void ns_plan_free(struct ns_plan *plan)
 	plan->n_entries = 0;
 }
 
+/*
+ * The uid of each name in the lists of users, looked up once per plan:
+ * lists repeat the same few names on many lines, and each lookup reads the
+ * user database again (10,000 lines naming one user would be 10,000 reads).
+ * Names point into the rules, which outlive the plan's construction.
+ */
+struct uid_slot {
+	const char *name;
+	int error; /* 0, or the lookup's negative errno */
+	uid_t uid;
+};
+
+struct uid_cache {
+	struct uid_slot *slots; /* open addressing; cap is a power of two */
+	size_t cap, n;
+};
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 14695981039346656037ULL & SIZE_MAX;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * (1099511628211ULL & SIZE_MAX);
+	return h;
+}
+
+static struct uid_slot *cache_slot(struct uid_slot *slots, size_t cap, const char *name)
+{
+	size_t i = name_hash(name) & (cap - 1);
+
+	while (slots[i].name && strcmp(slots[i].name, name) != 0)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+/* Room for one more name at most half full; false when out of memory (then: no caching). */
+static bool cache_reserve(struct uid_cache *c)
+{
+	size_t cap = c->cap ? c->cap * 2 : 16;
+	struct uid_slot *slots;
+
+	if ((c->n + 1) * 2 <= c->cap)
+		return true;
+	slots = calloc(cap, sizeof(*slots));
+	if (!slots)
+		return false;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->slots[i].name)
+			*cache_slot(slots, cap, c->slots[i].name) = c->slots[i];
+	free(c->slots);
+	c->slots = slots;
+	c->cap = cap;
+	return true;
+}
+
+static int lookup_uid(struct uid_cache *c, const struct ns_lookup *lookup, const char *name,
+		      uid_t *ret_uid)
+{
+	struct uid_slot *slot = c->cap ? cache_slot(c->slots, c->cap, name) : NULL;
+	gid_t gid;
+	uid_t uid = 0;
+	int k;
+
+	if (slot && slot->name) {
+		*ret_uid = slot->uid;
+		return slot->error;
+	}
+	k = lookup->user(lookup->userdata, name, &uid, &gid);
+	if (cache_reserve(c)) {
+		slot = cache_slot(c->slots, c->cap, name);
+		*slot = (struct uid_slot){.name = name, .error = k < 0 ? k : 0, .uid = uid};
+		c->n++;
+	}
+	*ret_uid = uid;
+	return k < 0 ? k : 0;
+}
+
 /* Linux-PAM compares the users of the list by uid, so aliases of one uid match. */
 static bool rule_lists_user(const struct ns_rule *r, const struct ns_user *user,
-			    const struct ns_lookup *lookup, struct ns_diag *diag)
+			    const struct ns_lookup *lookup, struct uid_cache *cache,
+			    struct ns_diag *diag)
 {
 	for (size_t i = 0; i < r->n_users; i++) {
 		uid_t uid;
-		gid_t gid;
 		int k;
 
 		if (strcmp(r->users[i], user->name) == 0)
 			return true;
 		if (!lookup || !lookup->user)
 			continue;
-		k = lookup->user(lookup->userdata, r->users[i], &uid, &gid);
+		k = lookup_uid(cache, lookup, r->users[i], &uid);
 		if (k == -ENOENT)
 			ns_diag_report(diag, NS_WARNING, r->file, r->line, 0,
 				       "unknown user \"%s\" in the list of users, ignored",
@@ -91,9 +170,10 @@ static bool rule_lists_user(const struct ns_rule *r, const struct ns_user *user,
 }
 
 static bool rule_applies(const struct ns_rule *r, const struct ns_user *user,
-			 const struct ns_lookup *lookup, struct ns_diag *diag)
+			 const struct ns_lookup *lookup, struct uid_cache *cache,
+			 struct ns_diag *diag)
 {
-	bool listed = rule_lists_user(r, user, lookup, diag);
+	bool listed = rule_lists_user(r, user, lookup, cache, diag);
 
 	return r->users_only ? listed : !listed;
 }
@@ -209,13 +289,13 @@ static int plan_create(struct ns_plan_entry *e, const struct ns_rule *r, const s
 /* One rule for one user: 1 when planned, 0 when it does not apply, or a negative errno. */
 static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const struct ns_user *user,
 		     const struct ns_lookup *lookup, const struct ns_plan_opts *opts,
-		     struct ns_diag *diag)
+		     struct uid_cache *cache, struct ns_diag *diag)
 {
 	char *raw = NULL, *prefix = NULL, *slash;
 	size_t len;
 	int k;
 
-	if (!rule_applies(r, user, lookup, diag))
+	if (!rule_applies(r, user, lookup, cache, diag))
 		return 0;
 
 	*e = (struct ns_plan_entry){.rule = r, .method = r->method};
@@ -269,6 +349,13 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 			goto out;
 		}
 		e->instance_name = ns_instance_name(raw, opts->flags & NS_PLAN_GEN_HASH);
+		if (!e->instance_name && errno == ELIBACC) {
+			ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+				       "cannot load %s for the MD5 of the instance name",
+				       NS_LIBMD_SONAME);
+			k = -ELIBACC;
+			goto out;
+		}
 		if (!e->instance_name) {
 			k = -ENOMEM;
 			goto out;
@@ -347,6 +434,7 @@ int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struc
 		  struct ns_diag *diag)
 {
 	struct ns_plan p = {0};
+	struct uid_cache cache = {0};
 	int r = 0;
 
 	if (ns_user_name_valid(user->name) < 0) {
@@ -367,7 +455,7 @@ int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struc
 
 	for (size_t i = 0; i < cfg->n_rules; i++) {
 		const struct ns_rule *rule = &cfg->rules[i];
-		int k = plan_rule(&p.entries[p.n_entries], rule, user, lookup, opts, diag);
+		int k = plan_rule(&p.entries[p.n_entries], rule, user, lookup, opts, &cache, diag);
 
 		if (k == -ENOMEM) {
 			r = k;
@@ -386,6 +474,7 @@ int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struc
 			p.n_entries++;
 	}
 
+	free(cache.slots);
 	if (r < 0) {
 		ns_plan_free(&p);
 		return r;

@@ -293,3 +293,37 @@ int ns_selinux_reset_exec(void)
 		return errno ? -errno : -EINVAL;
 	return 0;
 }
+
+/*
+ * posix_spawn() gives the init script no moment between fork and exec, so
+ * the exec context is reset in the caller around the spawn and put back
+ * after it: *ret_saved is what ns_selinux_exec_restore() restores.
+ */
+int ns_selinux_exec_reset_saved(char **ret_saved)
+{
+	char *con = NULL;
+	int r;
+
+	*ret_saved = NULL;
+	if (!ns_selinux_enabled())
+		return 0;
+	if (ops->getexeccon(&con) < 0)
+		return errno ? -errno : -EINVAL;
+	if (!con)
+		return 0;
+	if (ops->setexeccon(NULL) < 0) {
+		r = errno ? -errno : -EINVAL;
+		ops->freecon(con);
+		return r;
+	}
+	*ret_saved = con;
+	return 0;
+}
+
+void ns_selinux_exec_restore(char *saved)
+{
+	if (!saved)
+		return;
+	(void)ops->setexeccon(saved);
+	ops->freecon(saved);
+}

@@ -73,3 +73,11 @@ int ns_selinux_label_new_dir(int fd, const char *path);
 
 /* Reset the exec context before running the init script. */
 int ns_selinux_reset_exec(void);
+
+/*
+ * The same around posix_spawn(), where no code of ours runs between fork
+ * and exec: reset the calling thread's exec context, keeping in *ret_saved
+ * what ns_selinux_exec_restore() puts back (NULL: nothing to put back).
+ */
+int ns_selinux_exec_reset_saved(char **ret_saved);
+void ns_selinux_exec_restore(char *saved);

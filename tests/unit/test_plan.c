@@ -183,6 +183,53 @@ static void test_unknown_user_in_list_ignored(void **state)
 	ns_plan_free(&p);
 }
 
+static unsigned n_user_lookups;
+
+static int counting_user(void *ud, const char *name, uid_t *uid, gid_t *gid)
+{
+	n_user_lookups++;
+	return fake_user(ud, name, uid, gid);
+}
+
+/* Thousands of lines naming the same users: each name is looked up once per plan. */
+static void test_list_names_looked_up_once(void **state)
+{
+	enum { N = 3000 };
+	const struct ns_lookup counting = {.user = counting_user, .group = fake_group};
+	char *names[] = {(char *)"bob", (char *)"toor", (char *)"nosuchuser"};
+	char *names_only[] = {(char *)"www", (char *)"bob"};
+	struct ns_user root = {.name = "root", .uid = 0, .gid = 0, .home = "/root"};
+	struct ns_rule *r = calloc(N, sizeof(*r));
+	char(*dirs)[32] = calloc(N, sizeof(*dirs));
+	struct ns_plan p;
+
+	assert_non_null(r);
+	assert_non_null(dirs);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(dirs[i], sizeof(dirs[i]), "/srv/p%zu", i);
+		r[i] = rule(dirs[i], "/srv/i/", NS_METHOD_USER);
+		r[i].users = i % 2 ? names_only : names;
+		r[i].n_users = i % 2 ? 2 : 3;
+		r[i].users_only = i % 2;
+	}
+
+	/* alice: not in the exclusion lists, not in the ~lists. */
+	n_user_lookups = 0;
+	assert_int_equal(build(&p, r, N, &alice, &counting, 0), 0);
+	assert_int_equal(p.n_entries, N / 2);
+	assert_int_equal(n_user_lookups, 4);
+	ns_plan_free(&p);
+
+	/* root: excluded by uid through toor; bob: listed by name everywhere. */
+	n_user_lookups = 0;
+	assert_int_equal(build(&p, r, N, &root, &counting, 0), 0);
+	assert_int_equal(p.n_entries, 0);
+	assert_int_equal(n_user_lookups, 3);
+	ns_plan_free(&p);
+	free(r);
+	free(dirs);
+}
+
 static void test_create_flag(void **state)
 {
 	struct ns_rule r[] = {rule("/srv/poly", "/srv/inst/", NS_METHOD_USER)};
@@ -368,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_home_polydir),
 		cmocka_unit_test(test_exclusion_list),
 		cmocka_unit_test(test_unknown_user_in_list_ignored),
+		cmocka_unit_test(test_list_names_looked_up_once),
 		cmocka_unit_test(test_create_flag),
 		cmocka_unit_test(test_noinit_and_iscript),
 		cmocka_unit_test(test_tmpdir_and_tmpfs),

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+#
+# The benchmark: our module, Linux-PAM's and the bare system calls, in a
+# throwaway sandbox (tests/lib/sandbox.sh). Arguments go to ns_bench:
+#
+#   meson test -C build --benchmark --verbose              # the full run
+#   meson test -C build bench_smoke --verbose               # a few rounds
+#   NS_BENCH=build/tests/bench/ns_bench bash tests/bench/bench.sh [--only SCENARIO]...
+#
+#   NS_LPAM_MODULE  Linux-PAM's module (default: the system's pam_namespace.so)
+#
+# Both modules read /etc/security in the sandbox. For the namespace.init
+# scenario each runs its own default script: Linux-PAM the system's
+# /etc/security/namespace.init (copied into the sandbox), ours this tree's
+# conf/namespace.init through config_dir=; ours is also run with the
+# system's script, so that both run the very same one.
+set -euo pipefail
+# shellcheck source=../lib/sandbox.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/sandbox.sh"
+
+if [[ -z "${SB_INSIDE:-}" ]]; then
+	NS_LPAM_MODULE=${NS_LPAM_MODULE:-}
+	if [[ -z "$NS_LPAM_MODULE" ]]; then
+		for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
+			if [[ -f "$d/pam_namespace.so" ]]; then
+				NS_LPAM_MODULE=$d/pam_namespace.so
+				break
+			fi
+		done
+	fi
+	[[ -f "$NS_LPAM_MODULE" ]] || skip "Linux-PAM's pam_namespace.so is not installed"
+	NS_LPAM_MODULE=$(readlink -f "$NS_LPAM_MODULE")
+	NS_BENCH=${NS_BENCH:-$SB_SOURCE_ROOT/build/tests/bench/ns_bench}
+	[[ -x "$NS_BENCH" ]] || fail "no benchmark program at $NS_BENCH (set NS_BENCH)"
+	# The scripts as text: the sandbox hides the host's /etc/security.
+	NS_BENCH_LPAM_INIT=$(cat /etc/security/namespace.init 2>/dev/null || true)
+	NS_BENCH_OUR_INIT=$(cat "$SB_SOURCE_ROOT/conf/namespace.init")
+	export NS_LPAM_MODULE NS_BENCH NS_BENCH_LPAM_INIT NS_BENCH_OUR_INIT
+fi
+sandbox_enter "$@"
+
+NS_BENCH_LPAM_INIT+=$'\n'
+NS_BENCH_OUR_INIT+=$'\n'
+"$NS_BENCH" --ours "$NS_MODULE" --linux-pam "$NS_LPAM_MODULE" "$@"

@@ -1,0 +1,1028 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * ns_bench: our pam_namespace.so, Linux-PAM's, and the bare system calls a
+ * session needs ("the floor"), side by side, interleaved in rounds.
+ *
+ *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
+ *            [--only SCENARIO]... [--strict]
+ *
+ * Exit status 1 when a session fails, or a target that is no timing (no
+ * fork when no script applies) is missed; with --strict, any target.
+ *
+ * Run by tests/bench/bench.sh inside the test sandbox only: it writes
+ * /etc/pam.d, /etc/security and mounts, and refuses to start where
+ * /etc/security is not a mount of its own (the sandbox's throwaway copy).
+ *
+ * Every session runs in a fresh child of this process. Two times are taken:
+ * around pam_open_session + pam_close_session inside the child ("open+close"),
+ * and in the parent from just before fork() to the return of waitpid()
+ * ("whole child": fork, pam_start loading the module and its libraries, the
+ * session, pam_end, exit and the end of the namespace). The floor child
+ * makes only the calls any implementation needs: unshare(CLONE_NEWNS), /
+ * recursively slave, a mkdir per instance (EEXIST once it exists), a bind
+ * (or tmpfs) mount per polydir.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <pwd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <security/pam_appl.h>
+
+#define BENCH_DIR   "/run/ns-bench"
+#define CONF_DIR    BENCH_DIR "/cd" /* our module's config_dir= */
+#define MOUNTS_DIR  BENCH_DIR "/mounts"
+#define MAX_DIRS    2
+#define MAX_TARGETS 64
+
+enum kind {
+	KIND_PAM,
+	KIND_FLOOR,
+};
+
+struct contestant {
+	const char *label;
+	enum kind kind;
+	const char *service; /* KIND_PAM */
+	bool no_audit;	     /* libpam's audit socket refused, as by a kernel without audit */
+	const char *user;
+	/* The polydirs, and for the floor the instance of each (NULL: tmpfs). */
+	const char *polydirs[MAX_DIRS];
+	const char *instances[MAX_DIRS];
+	size_t n_dirs;
+	double *oc, *whole; /* microseconds, one per round */
+	size_t n;
+};
+
+enum cmp {
+	AT_MOST,
+	AT_LEAST,
+	BELOW,
+};
+
+struct target {
+	char what[160];
+	double value, limit;
+	enum cmp cmp;
+	const char *unit; /* NULL: a ratio */
+	bool exact;	  /* not a timing: missed, it fails the run even without --strict */
+};
+
+static struct {
+	const char *ours, *lpam;
+	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
+	bool smoke, strict;
+	const char *only[16];
+	size_t n_only;
+} opt = {
+	.rounds = 300,
+	.par_rounds = 7,
+	.par_per_worker = 25,
+	.n_mounts = 3000,
+	.n_instances = 100000,
+	.settle_us = 2000,
+};
+
+static struct target targets[MAX_TARGETS];
+static size_t n_targets;
+static volatile double *shared; /* [0]: the child's open+close time, [1] its page faults */
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ns_bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void write_file(const char *path, mode_t mode, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+		die("writing %s: %s", path, strerror(errno));
+	if (chmod(path, mode) < 0)
+		die("chmod %s: %s", path, strerror(errno));
+}
+
+static void make_dir(const char *path, mode_t mode)
+{
+	if (mkdir(path, mode) < 0 && errno != EEXIST)
+		die("mkdir %s: %s", path, strerror(errno));
+	if (chmod(path, mode) < 0)
+		die("chmod %s: %s", path, strerror(errno));
+}
+
+static uint64_t mount_id(const char *path)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) < 0 || !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/* The sandbox mounts a throwaway /etc/security; on the host it is a plain directory. */
+static void refuse_outside_sandbox(void)
+{
+	uint64_t etc = mount_id("/etc"), sec = mount_id("/etc/security");
+	uint64_t pam = mount_id("/etc/pam.d");
+
+	if (!getenv("SB_INSIDE") || !etc || etc == sec || etc == pam)
+		die("refusing to run outside the test sandbox (use tests/bench/bench.sh)");
+}
+
+/* ------------------------------------------------------------ sessions */
+
+static int conversation(int n, const struct pam_message **msg, struct pam_response **resp,
+			void *data)
+{
+	for (int i = 0; i < n; i++)
+		if (msg[i]->msg_style == PAM_PROMPT_ECHO_ON ||
+		    msg[i]->msg_style == PAM_PROMPT_ECHO_OFF)
+			return PAM_CONV_ERR;
+	*resp = NULL;
+	return PAM_SUCCESS;
+}
+
+/* A filter that kills the process at its first fork, clone or exec. */
+static int forbid_fork(void)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+#ifdef __x86_64__
+#define BENCH_AUDIT_ARCH AUDIT_ARCH_X86_64
+#else
+#define BENCH_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+#define DENY(nr)                                                                                   \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1),                                           \
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS)
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, BENCH_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		DENY(__NR_clone),
+		DENY(__NR_clone3),
+#ifdef __NR_fork
+		DENY(__NR_fork),
+		DENY(__NR_vfork),
+#endif
+		DENY(__NR_execve),
+		DENY(__NR_execveat),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/*
+ * socket(AF_NETLINK) answers EPROTONOSUPPORT, as where the kernel has no
+ * audit: libpam then sends no audit messages, which are most of its own
+ * cost in pam_open_session and pam_close_session.
+ */
+static int refuse_audit(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_NETLINK, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPROTONOSUPPORT),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = sizeof(f) / sizeof(f[0]), .filter = f};
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+enum child_exit {
+	CHILD_OK = 0,
+	CHILD_START = 10,
+	CHILD_OPEN,
+	CHILD_CLOSE,
+	CHILD_FLOOR,
+	CHILD_NOT_COVERED,
+	CHILD_FILTER,
+};
+
+static int floor_session(const struct contestant *c)
+{
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		return -1;
+	for (size_t i = 0; i < c->n_dirs; i++)
+		if (c->instances[i] && mkdir(c->instances[i], 0) < 0 && errno != EEXIST)
+			return -1;
+	for (size_t i = 0; i < c->n_dirs; i++) {
+		int r = c->instances[i]
+				? mount(c->instances[i], c->polydirs[i], NULL, MS_BIND, NULL)
+				: mount("tmpfs", c->polydirs[i], "tmpfs", 0, NULL);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The child: one session, timed; with verify, check that every polydir got covered. */
+static int session_child(const struct contestant *c, bool verify, bool no_fork)
+{
+	struct pam_conv conv = {.conv = conversation};
+	pam_handle_t *pamh = NULL;
+	uint64_t before[MAX_DIRS] = {0};
+	struct rusage ru1, ru2;
+	double t1, t2;
+	int r;
+
+	if (verify)
+		for (size_t i = 0; i < c->n_dirs; i++)
+			before[i] = mount_id(c->polydirs[i]);
+	if (c->kind == KIND_FLOOR) {
+		getrusage(RUSAGE_SELF, &ru1);
+		t1 = now_us();
+		r = floor_session(c);
+		t2 = now_us();
+		getrusage(RUSAGE_SELF, &ru2);
+		if (r < 0)
+			return CHILD_FLOOR;
+	} else {
+		if (pam_start(c->service, c->user, &conv, &pamh) != PAM_SUCCESS)
+			return CHILD_START;
+		/*
+		 * As login, su and sshd do before they open a session: the
+		 * first lookup sets NSS up, which is no cost of the module.
+		 */
+		if (!getpwnam(c->user))
+			return CHILD_START;
+		if (no_fork && forbid_fork() < 0)
+			return CHILD_FILTER;
+		if (c->no_audit && refuse_audit() < 0)
+			return CHILD_FILTER;
+		getrusage(RUSAGE_SELF, &ru1);
+		t1 = now_us();
+		r = pam_open_session(pamh, 0);
+		if (r != PAM_SUCCESS)
+			return CHILD_OPEN;
+		if (verify)
+			for (size_t i = 0; i < c->n_dirs; i++)
+				if (mount_id(c->polydirs[i]) == before[i])
+					return CHILD_NOT_COVERED;
+		r = pam_close_session(pamh, 0);
+		t2 = now_us();
+		getrusage(RUSAGE_SELF, &ru2);
+		pam_end(pamh, r);
+		if (r != PAM_SUCCESS)
+			return CHILD_CLOSE;
+	}
+	if (verify && c->kind == KIND_FLOOR)
+		for (size_t i = 0; i < c->n_dirs; i++)
+			if (mount_id(c->polydirs[i]) == before[i])
+				return CHILD_NOT_COVERED;
+	shared[0] = t2 - t1;
+	shared[1] = (double)(ru2.ru_minflt - ru1.ru_minflt);
+	return CHILD_OK;
+}
+
+static const char *child_error(int status)
+{
+	static char buf[64];
+
+	if (WIFSIGNALED(status)) {
+		snprintf(buf, sizeof(buf), "killed by signal %d", WTERMSIG(status));
+		return buf;
+	}
+	switch (WEXITSTATUS(status)) {
+	case CHILD_START:
+		return "pam_start failed";
+	case CHILD_OPEN:
+		return "pam_open_session failed";
+	case CHILD_CLOSE:
+		return "pam_close_session failed";
+	case CHILD_FLOOR:
+		return "a floor system call failed";
+	case CHILD_NOT_COVERED:
+		return "a polydir was not covered by the session";
+	case CHILD_FILTER:
+		return "cannot install the seccomp filter";
+	}
+	snprintf(buf, sizeof(buf), "exit status %d", WEXITSTATUS(status));
+	return buf;
+}
+
+/* One session in a fresh child; returns its wait status, times in *oc and *whole. */
+static int run_session(const struct contestant *c, bool verify, bool no_fork, double *oc,
+		       double *whole)
+{
+	double t0, t3;
+	int status;
+	pid_t pid;
+
+	shared[0] = -1;
+	t0 = now_us();
+	pid = fork();
+	if (pid < 0)
+		die("fork: %s", strerror(errno));
+	if (pid == 0)
+		_exit(session_child(c, verify, no_fork));
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid: %s", strerror(errno));
+	t3 = now_us();
+	if (oc)
+		*oc = shared[0];
+	if (oc && getenv("NS_BENCH_FAULTS"))
+		*oc = shared[1];
+	if (whole)
+		*whole = t3 - t0;
+	return status;
+}
+
+static void run_checked(const struct contestant *c, bool verify, double *oc, double *whole)
+{
+	int status = run_session(c, verify, false, oc, whole);
+
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("%s: session for %s: %s", c->label, c->user, child_error(status));
+}
+
+/* ------------------------------------------------------------ statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of n values (p in 0..100). */
+static double percentile(const double *v, size_t n, double p)
+{
+	double *s;
+	double r;
+	size_t k;
+
+	if (n == 0)
+		return 0;
+	s = malloc(n * sizeof(*s));
+	if (!s)
+		die("out of memory");
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	k = (size_t)(p / 100.0 * (double)n + 0.999999);
+	k = k == 0 ? 0 : k - 1;
+	if (k >= n)
+		k = n - 1;
+	r = s[k];
+	free(s);
+	return r;
+}
+
+static double median_oc(const struct contestant *c)
+{
+	return percentile(c->oc, c->n, 50);
+}
+
+static double median_whole(const struct contestant *c)
+{
+	return percentile(c->whole, c->n, 50);
+}
+
+static void add_target(enum cmp cmp, double value, double limit, const char *unit, const char *fmt,
+		       ...) __attribute__((format(printf, 5, 6)));
+static void add_target(enum cmp cmp, double value, double limit, const char *unit, const char *fmt,
+		       ...)
+{
+	struct target *t;
+	va_list ap;
+
+	if (n_targets == MAX_TARGETS)
+		die("too many targets");
+	t = &targets[n_targets++];
+	va_start(ap, fmt);
+	vsnprintf(t->what, sizeof(t->what), fmt, ap);
+	va_end(ap);
+	t->value = value;
+	t->limit = limit;
+	t->cmp = cmp;
+	t->unit = unit;
+}
+
+static bool target_met(const struct target *t)
+{
+	switch (t->cmp) {
+	case AT_MOST:
+		return t->value <= t->limit;
+	case AT_LEAST:
+		return t->value >= t->limit;
+	case BELOW:
+		return t->value < t->limit;
+	}
+	return false;
+}
+
+static void print_target(const struct target *t)
+{
+	static const char *const sign[] = {[AT_MOST] = "<=", [AT_LEAST] = ">=", [BELOW] = "<"};
+	char value[32], limit[32];
+
+	if (t->unit) {
+		snprintf(value, sizeof(value), "%.1f %s", t->value, t->unit);
+		snprintf(limit, sizeof(limit), "%.0f %s", t->limit, t->unit);
+	} else {
+		snprintf(value, sizeof(value), "%.2fx", t->value);
+		snprintf(limit, sizeof(limit), "%.2fx", t->limit);
+	}
+	printf("  %-4s %-64s %10s (target %s %s)\n", target_met(t) ? "PASS" : "MISS", t->what,
+	       value, sign[t->cmp], limit);
+}
+
+/* ------------------------------------------------------------ rounds */
+
+/*
+ * A short pause before each timed session: the kernel frees what the last
+ * one left (a namespace of 3,000 mounts goes through RCU) after the child
+ * is gone, and that work should not land in the next session's time.
+ */
+static void settle(void)
+{
+	struct timespec ts = {.tv_nsec = opt.settle_us * 1000L};
+
+	if (opt.settle_us)
+		nanosleep(&ts, NULL);
+}
+
+/*
+ * A new order for each round (the same sequence in every run): what one
+ * session leaves to the kernel to finish, such as tearing down a namespace
+ * of 3,000 mounts, then falls on every contestant alike.
+ */
+static void shuffle(size_t *order, size_t n)
+{
+	static unsigned long long state = 88172645463325252ULL;
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j, t;
+
+		state ^= state << 13;
+		state ^= state >> 7;
+		state ^= state << 17;
+		j = (size_t)(state % i);
+		t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+/*
+ * Warm up (and check once that each contestant really covers its
+ * polydirs), then rounds in which every contestant runs once, in a
+ * shuffled order, so that drift and noise from other load fall on all alike.
+ */
+static void run_rounds(struct contestant *cs, size_t n)
+{
+	if (n > 16)
+		die("too many contestants");
+	for (size_t i = 0; i < n; i++) {
+		cs[i].oc = calloc(opt.rounds, sizeof(double));
+		cs[i].whole = calloc(opt.rounds, sizeof(double));
+		if (!cs[i].oc || !cs[i].whole)
+			die("out of memory");
+		cs[i].n = 0;
+		run_checked(&cs[i], true, NULL, NULL);
+		for (int w = 0; w < 3; w++)
+			run_checked(&cs[i], false, NULL, NULL);
+	}
+	for (unsigned r = 0; r < opt.rounds; r++) {
+		size_t order[16];
+
+		shuffle(order, n);
+		for (size_t j = 0; j < n; j++) {
+			struct contestant *c = &cs[order[j]];
+
+			settle();
+			run_checked(c, false, &c->oc[c->n], &c->whole[c->n]);
+			c->n++;
+		}
+	}
+}
+
+static void print_table(const char *title, const struct contestant *cs, size_t n)
+{
+	printf("\n== %s (%u rounds)\n", title, opt.rounds);
+	printf("  %-22s %12s %10s %14s %10s\n", "", "open+close", "p90", "whole child", "p90");
+	for (size_t i = 0; i < n; i++)
+		printf("  %-22s %9.0f us %7.0f us %11.0f us %7.0f us\n", cs[i].label,
+		       median_oc(&cs[i]), percentile(cs[i].oc, cs[i].n, 90), median_whole(&cs[i]),
+		       percentile(cs[i].whole, cs[i].n, 90));
+}
+
+static void free_contestants(struct contestant *cs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(cs[i].oc);
+		free(cs[i].whole);
+		cs[i].oc = cs[i].whole = NULL;
+	}
+}
+
+/* ------------------------------------------------------------ setup */
+
+static void set_conf(const char *path, const char *text)
+{
+	write_file(path, 0644, text);
+}
+
+static void write_services(void)
+{
+	char line[4096];
+
+	snprintf(line, sizeof(line), "session required %s\n", opt.ours);
+	write_file("/etc/pam.d/ns-bench-ours", 0644, line);
+	snprintf(line, sizeof(line), "session required %s config_dir=" CONF_DIR "\n", opt.ours);
+	write_file("/etc/pam.d/ns-bench-ours-cd", 0644, line);
+	snprintf(line, sizeof(line), "session required %s\n", opt.lpam);
+	write_file("/etc/pam.d/ns-bench-lpam", 0644, line);
+	write_file("/etc/pam.d/ns-bench-permit", 0644, "session required pam_permit.so\n");
+}
+
+static const char conf_noinit[] = "/tmp     /tmp/tmp-inst/     user:noinit root\n"
+				  "/var/tmp /var/tmp/tmp-inst/ user:noinit root\n";
+static const char conf_init[] = "/tmp     /tmp/tmp-inst/     user root\n"
+				"/var/tmp /var/tmp/tmp-inst/ user root\n";
+static const char conf_tmpfs[] = "/tmp     /tmp/tmp-inst/     tmpfs:noinit root\n"
+				 "/var/tmp /var/tmp/tmp-inst/ tmpfs:noinit root\n";
+
+#define TWO_DIRS	     .polydirs = {"/tmp", "/var/tmp"}, .n_dirs = 2
+#define USER_INSTANCES(a, b) .instances = {a, b}
+
+static struct contestant pam_contestant(const char *label, const char *service, const char *user)
+{
+	return (struct contestant){
+		.label = label, .kind = KIND_PAM, .service = service, .user = user, TWO_DIRS};
+}
+
+/* libpam's own cost: a service with pam_permit.so only. */
+static struct contestant permit_contestant(void)
+{
+	return (struct contestant){.label = "libpam alone (permit)",
+				   .kind = KIND_PAM,
+				   .service = "ns-bench-permit",
+				   .user = "alice"};
+}
+
+static struct contestant floor_contestant(const char *label, const char *inst_tmp,
+					  const char *inst_vartmp)
+{
+	return (struct contestant){.label = label,
+				   .kind = KIND_FLOOR,
+				   .user = "-",
+				   TWO_DIRS,
+				   USER_INSTANCES(inst_tmp, inst_vartmp)};
+}
+
+static bool wanted(const char *name)
+{
+	if (opt.n_only == 0)
+		return true;
+	for (size_t i = 0; i < opt.n_only; i++)
+		if (strcmp(opt.only[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a session forks or execs: 1 if it did, 0 if not. */
+static int forks(const struct contestant *c)
+{
+	int status = run_session(c, false, true, NULL, NULL);
+
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+		return 1;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("%s: no-fork probe: %s", c->label, child_error(status));
+	return 0;
+}
+
+/* ------------------------------------------------------------ scenarios */
+
+static void scenario_noinit(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+		permit_contestant(),
+		pam_contestant("ours, no audit", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM, no audit", "ns-bench-lpam", "alice"),
+		permit_contestant(),
+	};
+	struct contestant noscript = pam_contestant("ours", "ns-bench-ours-cd", "alice");
+	int ours_forks, noscript_forks, lpam_forks;
+
+	cs[4].no_audit = cs[5].no_audit = cs[6].no_audit = true;
+	cs[6].label = "libpam alone, no audit";
+	set_conf("/etc/security/namespace.conf", conf_noinit);
+	/* The same lines without noinit, and no namespace.init at all. */
+	set_conf(CONF_DIR "/namespace.conf", conf_init);
+	run_rounds(cs, 7);
+	print_table("noinit: /tmp and /var/tmp, user:noinit", cs, 7);
+	printf("  without libpam's own cost (permit): ours %.0f us, Linux-PAM %.0f us: "
+	       "%.2fx Linux-PAM, %.2fx the floor\n",
+	       median_oc(&cs[0]) - median_oc(&cs[3]), median_oc(&cs[1]) - median_oc(&cs[3]),
+	       (median_oc(&cs[0]) - median_oc(&cs[3])) / (median_oc(&cs[1]) - median_oc(&cs[3])),
+	       (median_oc(&cs[0]) - median_oc(&cs[3])) / median_oc(&cs[2]));
+	printf("  with libpam's audit socket refused (a kernel without audit): ours / Linux-PAM "
+	       "%.2fx, ours / floor %.2fx\n",
+	       median_oc(&cs[4]) / median_oc(&cs[5]), median_oc(&cs[4]) / median_oc(&cs[2]));
+	ours_forks = forks(&cs[0]);
+	noscript_forks = forks(&noscript);
+	lpam_forks = forks(&cs[1]);
+	printf("  forks or execs in a session: ours %s with noinit, %s with no namespace.init; "
+	       "Linux-PAM %s\n",
+	       ours_forks ? "yes" : "no", noscript_forks ? "yes" : "no", lpam_forks ? "yes" : "no");
+
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
+		   "noinit: open+close, ours / Linux-PAM");
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
+		   "noinit: open+close, ours / floor");
+	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
+		   "noinit: whole child, ours / Linux-PAM");
+	add_target(AT_MOST, ours_forks + noscript_forks, 0, "of 2 forked",
+		   "no script applies (noinit; no namespace.init): sessions forking");
+	targets[n_targets - 1].exact = true;
+	free_contestants(cs, 7);
+}
+
+static void scenario_init(void)
+{
+	const char *debian = getenv("NS_BENCH_LPAM_INIT"), *ours = getenv("NS_BENCH_OUR_INIT");
+	struct contestant cs[] = {
+		pam_contestant("ours, its script", "ns-bench-ours-cd", "alice"),
+		pam_contestant("ours, Debian's script", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor (no script)", "/tmp/tmp-inst/alice",
+				 "/var/tmp/tmp-inst/alice"),
+	};
+
+	if (!debian || !*debian || !ours || !*ours) {
+		printf("\n== init: skipped (NS_BENCH_LPAM_INIT or NS_BENCH_OUR_INIT not set)\n");
+		return;
+	}
+	set_conf("/etc/security/namespace.conf", conf_init);
+	write_file("/etc/security/namespace.init", 0755, debian);
+	set_conf(CONF_DIR "/namespace.conf", conf_init);
+	write_file(CONF_DIR "/namespace.init", 0755, ours);
+	run_rounds(cs, 4);
+	print_table("init: /tmp and /var/tmp, user, the default namespace.init", cs, 4);
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 0.9, NULL,
+		   "init: open+close, ours (its script) / Linux-PAM (Debian's)");
+	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[2]), 0.9, NULL,
+		   "init: open+close, ours / Linux-PAM, both Debian's script");
+	unlink("/etc/security/namespace.init");
+	unlink(CONF_DIR "/namespace.init");
+	free_contestants(cs, 4);
+}
+
+static void scenario_tmpfs(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor", NULL, NULL),
+	};
+
+	set_conf("/etc/security/namespace.conf", conf_tmpfs);
+	run_rounds(cs, 3);
+	print_table("tmpfs: /tmp and /var/tmp, tmpfs:noinit", cs, 3);
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
+		   "tmpfs: open+close, ours / Linux-PAM");
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
+		   "tmpfs: open+close, ours / floor");
+	free_contestants(cs, 3);
+}
+
+static void scenario_mounts(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+		permit_contestant(),
+	};
+	char path[256], title[128];
+
+	make_dir(MOUNTS_DIR, 0755);
+	if (mount("ns-bench-mounts", MOUNTS_DIR, "tmpfs", 0, "mode=0755") < 0)
+		die("mount %s: %s", MOUNTS_DIR, strerror(errno));
+	for (unsigned i = 0; i < opt.n_mounts; i++) {
+		snprintf(path, sizeof(path), MOUNTS_DIR "/%u", i);
+		make_dir(path, 0755);
+		if (mount("ns-bench-m", path, "tmpfs", 0, "size=16k") < 0)
+			die("mount %s: %s", path, strerror(errno));
+	}
+	set_conf("/etc/security/namespace.conf", conf_noinit);
+	run_rounds(cs, 4);
+	snprintf(title, sizeof(title),
+		 "mounts: as noinit, %u extra mounts in the caller's namespace", opt.n_mounts);
+	print_table(title, cs, 4);
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.2, NULL,
+		   "%u mounts: open+close, ours / floor", opt.n_mounts);
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
+		   "%u mounts: open+close, ours / Linux-PAM", opt.n_mounts);
+	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
+		   "%u mounts: whole child, ours / Linux-PAM", opt.n_mounts);
+	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
+		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
+	free_contestants(cs, 4);
+}
+
+static void fill_parent(const char *parent, unsigned n)
+{
+	char path[256];
+
+	make_dir(parent, 0);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/other%06u", parent, i);
+		make_dir(path, 01777);
+	}
+}
+
+static void scenario_instances(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours, 10", "ns-bench-ours", "alice"),
+		pam_contestant("ours, many", "ns-bench-ours", "bob"),
+		pam_contestant("Linux-PAM, 10", "ns-bench-lpam", "alice"),
+		pam_contestant("Linux-PAM, many", "ns-bench-lpam", "bob"),
+		floor_contestant("floor, 10", "/tmp/i10/alice", "/var/tmp/i10/alice"),
+		floor_contestant("floor, many", "/tmp/imany/bob", "/var/tmp/imany/bob"),
+	};
+	char title[128];
+
+	fill_parent("/tmp/i10", 10);
+	fill_parent("/var/tmp/i10", 10);
+	fill_parent("/tmp/imany", opt.n_instances);
+	fill_parent("/var/tmp/imany", opt.n_instances);
+	set_conf("/etc/security/namespace.conf", "/tmp     /tmp/i10/       user:noinit ~alice\n"
+						 "/var/tmp /var/tmp/i10/   user:noinit ~alice\n"
+						 "/tmp     /tmp/imany/     user:noinit ~bob\n"
+						 "/var/tmp /var/tmp/imany/ user:noinit ~bob\n");
+	run_rounds(cs, 6);
+	snprintf(title, sizeof(title), "instances: 10 or %u other instances in each parent",
+		 opt.n_instances);
+	print_table(title, cs, 6);
+	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[0]), 1.1, NULL,
+		   "%u instances: open+close, ours many / ours 10", opt.n_instances);
+	free_contestants(cs, 6);
+}
+
+/*
+ * 20,000 lines: the two lines that apply, then entries for another user
+ * (each naming a user to look up, as real lists do) and comments, up to
+ * the 10,000 entries the module accepts.
+ */
+static void scenario_config(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours, 20000 lines", "ns-bench-ours", "alice"),
+		pam_contestant("ours, 2 lines", "ns-bench-ours-cd", "alice"),
+		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+	};
+	FILE *f = fopen("/etc/security/namespace.conf", "we");
+
+	if (!f)
+		die("writing namespace.conf: %s", strerror(errno));
+	fputs(conf_noinit, f);
+	for (unsigned i = 0; i < 9998; i++)
+		fprintf(f,
+			"# line %u: another user's directory\n"
+			"/srv/poly%05u /srv/inst%05u/ user:noinit ~bob\n",
+			i, i, i);
+	fputs("# the end\n# of the file\n", f);
+	if (fclose(f) != 0)
+		die("writing namespace.conf: %s", strerror(errno));
+	set_conf(CONF_DIR "/namespace.conf", conf_noinit);
+	run_rounds(cs, 3);
+	print_table("config: a 20000-line namespace.conf (10000 entries, 2 for this user)", cs, 3);
+	printf("  (Linux-PAM is left out: pam_modutil_getpwnam() keeps every lookup in a list it\n"
+	       "  searches linearly, once per earlier lookup of the same name: 2,000 entries\n"
+	       "  naming one user took it 14 s here)\n");
+	printf("  parse and plan of the 20000 lines (difference of medians): ours %.0f us\n",
+	       median_oc(&cs[0]) - median_oc(&cs[1]));
+	add_target(BELOW, median_oc(&cs[0]) / 1000, 50, "ms",
+		   "20000-line config: open+close (parse included), ours");
+	free_contestants(cs, 3);
+}
+
+/* 16 workers, each running sessions one after another, each in a fresh child. */
+static double sessions_per_second(const struct contestant *c, unsigned workers)
+{
+	double t0 = now_us(), t1;
+	pid_t pids[64];
+	int status, failed = 0;
+
+	for (unsigned w = 0; w < workers; w++) {
+		pids[w] = fork();
+		if (pids[w] < 0)
+			die("fork: %s", strerror(errno));
+		if (pids[w] == 0) {
+			for (unsigned i = 0; i < opt.par_per_worker; i++) {
+				int s = run_session(c, false, false, NULL, NULL);
+
+				if (!WIFEXITED(s) || WEXITSTATUS(s) != 0)
+					_exit(1);
+			}
+			_exit(0);
+		}
+	}
+	for (unsigned w = 0; w < workers; w++) {
+		while (waitpid(pids[w], &status, 0) < 0)
+			if (errno != EINTR)
+				die("waitpid: %s", strerror(errno));
+		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	}
+	t1 = now_us();
+	if (failed)
+		die("%s: a session failed with %u at once", c->label, workers);
+	return (double)workers * opt.par_per_worker / ((t1 - t0) / 1e6);
+}
+
+static void scenario_parallel(void)
+{
+	const unsigned workers = 16;
+	struct contestant cs[] = {
+		pam_contestant("ours", "ns-bench-ours", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+	};
+	double rate[3][64];
+
+	set_conf("/etc/security/namespace.conf", conf_noinit);
+	for (size_t i = 0; i < 3; i++)
+		run_checked(&cs[i], true, NULL, NULL);
+	for (unsigned r = 0; r < opt.par_rounds; r++) {
+		size_t order[3];
+
+		shuffle(order, 3);
+		for (size_t j = 0; j < 3; j++)
+			rate[order[j]][r] = sessions_per_second(&cs[order[j]], workers);
+	}
+	printf("\n== parallel: %u sessions at once, noinit (%u rounds of %u sessions)\n", workers,
+	       opt.par_rounds, workers * opt.par_per_worker);
+	for (size_t i = 0; i < 3; i++)
+		printf("  %-22s %9.0f sessions/s (median; slowest round %.0f)\n", cs[i].label,
+		       percentile(rate[i], opt.par_rounds, 50),
+		       percentile(rate[i], opt.par_rounds, 0));
+	add_target(AT_LEAST,
+		   percentile(rate[0], opt.par_rounds, 50) /
+			   percentile(rate[1], opt.par_rounds, 50),
+		   1.0, NULL, "%u at once: sessions per second, ours / Linux-PAM", workers);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} scenarios[] = {
+	{"noinit", scenario_noinit},	   {"init", scenario_init},
+	{"tmpfs", scenario_tmpfs},	   {"mounts", scenario_mounts},
+	{"instances", scenario_instances}, {"config", scenario_config},
+	{"parallel", scenario_parallel},
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
+		   "                [--only SCENARIO]... [--strict]\n"
+		   "scenarios: noinit init tmpfs mounts instances config parallel\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"ours", required_argument, NULL, 'o'},
+		{"linux-pam", required_argument, NULL, 'l'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"smoke", no_argument, NULL, 's'},
+		{"only", required_argument, NULL, 'O'},
+		{"strict", no_argument, NULL, 'S'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	size_t missed = 0, missed_exact = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opt.ours = optarg;
+			break;
+		case 'l':
+			opt.lpam = optarg;
+			break;
+		case 'r':
+			opt.rounds = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			opt.smoke = true;
+			break;
+		case 'O':
+			if (opt.n_only == sizeof(opt.only) / sizeof(opt.only[0]))
+				die("too many --only");
+			opt.only[opt.n_only++] = optarg;
+			break;
+		case 'S':
+			opt.strict = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!opt.ours || !opt.lpam || optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (opt.smoke) {
+		opt.rounds = 5;
+		opt.par_rounds = 1;
+		opt.par_per_worker = 2;
+		opt.n_mounts = 300;
+		opt.n_instances = 1000;
+		opt.settle_us = 0;
+	}
+	if (opt.rounds == 0)
+		die("--rounds must be at least 1");
+	refuse_outside_sandbox();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	shared = mmap(NULL, 2 * sizeof(double), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (shared == MAP_FAILED)
+		die("mmap: %s", strerror(errno));
+
+	make_dir(BENCH_DIR, 0755);
+	make_dir(CONF_DIR, 0755);
+	make_dir("/tmp/tmp-inst", 0);
+	make_dir("/var/tmp/tmp-inst", 0);
+	write_services();
+	printf("ours:      %s\nLinux-PAM: %s\n%s; times are medians (p90 beside them)\n", opt.ours,
+	       opt.lpam, opt.smoke ? "smoke run: a few rounds, ratios mean nothing" : "full run");
+
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
+		if (wanted(scenarios[i].name))
+			scenarios[i].run();
+
+	printf("\n== targets (ratios of medians from this run)\n");
+	for (size_t i = 0; i < n_targets; i++) {
+		print_target(&targets[i]);
+		missed += !target_met(&targets[i]);
+		missed_exact += !target_met(&targets[i]) && targets[i].exact;
+	}
+	printf("%zu of %zu targets met\n", n_targets - missed, n_targets);
+	return missed_exact || (opt.strict && missed) ? 1 : 0;
+}
