@@ -272,7 +272,9 @@ int kn_open_dir(const char *path, bool *ret_trusted)
 	return walk(path, false, ret_trusted);
 }
 
-int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
+/* The parent of path, walked as walk() does; *ret_name points into path. */
+static int open_parent(const char *path, bool allow_sticky, const char **ret_name,
+		       bool *ret_trusted)
 {
 	const char *slash, *name;
 	char *dir;
@@ -287,11 +289,16 @@ int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(dir, false, ret_trusted);
+	fd = walk(dir, allow_sticky, ret_trusted);
 	free(dir);
 	if (fd >= 0)
 		*ret_name = name;
 	return fd;
+}
+
+int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
+{
+	return open_parent(path, false, ret_name, ret_trusted);
 }
 
 int kn_path_parents_safe(const char *path)
@@ -314,13 +321,29 @@ int kn_path_parents_safe(const char *path)
 	return trusted;
 }
 
+/* chown before chmod, so that set-id bits survive; 0 if the result is exactly what was asked. */
+static int set_owner_mode(int fd, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (fchown(fd, uid, gid) < 0 || fchmod(fd, mode) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != (mode & 07777))
+		return -EPERM;
+	return 0;
+}
+
 /*
  * In a root-owned parent the new directory is made with mode 000, so nobody
  * but root can use it before it has its final owner. In a user's directory
  * it is made as that user (mode 0700: the user must be able to open it) and
  * opened without following links, so a raced-in link or directory is
  * refused. Either way it is checked to be the one just made, then owner and
- * mode are set on the descriptor (chown before chmod, so set-id bits stay).
+ * mode are set on the descriptor. In a user's directory that too is done
+ * as the user where the user may (their own directory, one of their groups:
+ * the NFS root_squash case), as root only where the owner is someone else.
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
 {
@@ -335,25 +358,105 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 		return r;
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = fd < 0 ? not_a_dir_error(dirfd, name, errno) : 0;
-	fsid_restore(&ids);
-	if (fd < 0)
+	if (fd < 0) {
+		r = not_a_dir_error(dirfd, name, errno);
+		fsid_restore(&ids);
 		return r;
+	}
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
+		fsid_restore(&ids);
 		goto fail;
 	}
 	if (st.st_uid != want_uid || (st.st_mode & 07077) != 0) {
+		fsid_restore(&ids);
 		r = -EEXIST;
 		goto fail;
 	}
-	if (fchown(fd, uid, gid) < 0 || fchmod(fd, mode) < 0) {
-		r = -errno;
+	r = ids.active ? set_owner_mode(fd, mode, uid, gid) : -EPERM;
+	fsid_restore(&ids);
+	if (r < 0)
+		r = set_owner_mode(fd, mode, uid, gid);
+	if (r < 0)
 		goto fail;
-	}
 	return fd;
 fail:
 	close(fd);
+	return r;
+}
+
+int kn_remove_child_dir(int dirfd, const char *name)
+{
+	struct fsid_saved ids = as_owner_of(dirfd);
+	int r = unlinkat(dirfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+
+	fsid_restore(&ids);
+	return r;
+}
+
+/*
+ * A file that root will later use by name (the init script, executed by
+ * path so that a #! interpreter can open it). Its directories must all be
+ * root-owned and writable by nobody else, a root-owned sticky directory
+ * being fine, and a symlink as its last component is followed only if root
+ * owns it: then nobody but root can change what the name refers to between
+ * this check and the use. The file itself is never opened, only stat'ed
+ * through its parent's descriptor, so a FIFO in its place cannot block.
+ */
+int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st)
+{
+	char *cur, *next, target[PATH_MAX];
+	const char *name;
+	struct stat st;
+	bool trusted = false;
+	int pfd, r;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	cur = strdup(path);
+	if (!cur)
+		return -ENOMEM;
+	for (int links = 0;; links++) {
+		ssize_t n;
+
+		pfd = open_parent(cur, true, &name, &trusted);
+		if (pfd < 0) {
+			r = pfd;
+			goto fail;
+		}
+		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			close(pfd);
+			goto fail;
+		}
+		if (!trusted || !S_ISLNK(st.st_mode) || st.st_uid != 0) {
+			close(pfd);
+			break;
+		}
+		n = links < KN_MAX_SYMLINKS ? readlinkat(pfd, name, target, sizeof(target) - 1)
+					    : (errno = ELOOP, -1);
+		close(pfd);
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		target[n] = '\0';
+		if (target[0] == '/')
+			next = strdup(target);
+		else if (asprintf(&next, "%.*s/%s", (int)(name - cur - 1), cur, target) < 0)
+			next = NULL;
+		if (!next) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		free(cur);
+		cur = next;
+	}
+	*ret_real = cur;
+	*ret_st = st;
+	return trusted && !S_ISLNK(st.st_mode);
+fail:
+	free(cur);
 	return r;
 }
 
@@ -459,8 +562,9 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 		k = remove_contents(cfd, dev, mnt_id, depth + 1);
 		if (k < 0 && r == 0)
 			r = k;
-		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
-			r = -errno;
+		k = kn_remove_child_dir(dirfd(d), de->d_name);
+		if (k < 0 && k != -ENOENT && r == 0)
+			r = k;
 	}
 	if (errno && r == 0)
 		r = -errno;
@@ -471,7 +575,7 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 int kn_remove_tree(int dirfd, const char *name)
 {
 	struct stat st;
-	int fd, r;
+	int fd, r, k;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -482,7 +586,8 @@ int kn_remove_tree(int dirfd, const char *name)
 		return r;
 	}
 	r = remove_contents(fd, st.st_dev, mount_id_of(fd), 0);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
-		r = -errno;
+	k = kn_remove_child_dir(dirfd, name);
+	if (k < 0 && r == 0)
+		r = k;
 	return r;
 }

@@ -86,7 +86,7 @@ static void undo_made(struct ctx *c, bool remove)
 		struct made *m = &c->made[--c->n_made];
 
 		if (remove)
-			(void)unlinkat(m->parent_fd, m->name, AT_REMOVEDIR);
+			(void)kn_remove_child_dir(m->parent_fd, m->name);
 		close(m->parent_fd);
 		free(m->name);
 	}
@@ -355,9 +355,11 @@ static int wait_child(pid_t pid, unsigned timeout_s, int *ret_status)
 
 /*
  * The init script is code run as root on behalf of a login, so it is
- * trusted only if root owns it and nobody else can write it, and it gets
- * nothing of the caller: an empty environment (CVE-2010-3853), no
- * descriptors but 0-2, the exec context reset, a bounded time.
+ * trusted only if root owns it, nobody else can write it, and nobody but
+ * root can change what its name refers to before it is executed (see
+ * kn_stat_trusted_path); and it gets nothing of the caller: an empty
+ * environment (CVE-2010-3853), no descriptors but 0-2, the exec context
+ * reset, a bounded time.
  */
 static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const char *instance,
 			   bool created)
@@ -366,30 +368,32 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	char *const envp[] = {NULL};
 	struct sigaction sa_dfl = {.sa_handler = SIG_DFL}, sa_old;
 	struct stat st;
-	int sfd, status = 0, k;
+	char *real = NULL;
+	int status = 0, k;
 	pid_t pid;
 
-	sfd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd < 0 && errno == ENOENT)
+	k = kn_stat_trusted_path(script, &real, &st);
+	if (k == -ENOENT)
 		return 0;
-	if (sfd < 0 && errno == ELOOP)
-		sfd = open(script, O_PATH | O_CLOEXEC);
-	if (sfd < 0)
-		return fail_at(c, e, "opening the init script", script, -errno, NULL);
-	if (fstat(sfd, &st) < 0) {
-		k = -errno;
-		close(sfd);
+	if (k < 0)
 		return fail_at(c, e, "opening the init script", script, k, NULL);
+	if (k == 0) {
+		k = fail_at(c, e, "refusing the init script", script, 0,
+			    strdupf("%s, a directory above it or a symbolic link to it is not "
+				    "owned by root, or is writable by group or others",
+				    real));
+		free(real);
+		return k;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(sfd);
+		free(real);
 		return fail_at(c, e, "refusing the init script", script, 0,
 			       strdupf("it must be a regular file owned by root and not writable "
 				       "by group or others (owner uid %u, mode %04o)",
 				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)));
 	}
 	if (!(st.st_mode & S_IXUSR)) {
-		close(sfd);
+		free(real);
 		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
 	}
 
@@ -410,7 +414,7 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	if (pid < 0) {
 		k = -errno;
 		sigaction(SIGCHLD, &sa_old, NULL);
-		close(sfd);
+		free(real);
 		return fail_at(c, e, "running the init script", script, k, NULL);
 	}
 	if (pid == 0) {
@@ -429,13 +433,14 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 				close(fd);
 		}
 		/*
-		 * By path, not fexecve: a #! script needs a name its interpreter
-		 * can open, and /dev/fd/N would leave a descriptor open in it.
+		 * By its checked real path, not fexecve: a #! script needs a name
+		 * its interpreter can open, and /dev/fd/N would leave a
+		 * descriptor open in it. argv[0] stays the configured name.
 		 */
-		execve(script, (char *const *)argv, envp);
+		execve(real, (char *const *)argv, envp);
 		_exit(127);
 	}
-	close(sfd);
+	free(real);
 	k = wait_child(pid, c->opts->init_timeout, &status);
 	sigaction(SIGCHLD, &sa_old, NULL);
 	if (k == -ETIME)
