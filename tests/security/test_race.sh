@@ -10,6 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
+SB_PROGRAMS+=(NS_RESOLVER_RACE)
 sandbox_enter "$@"
 # The victims live on a tmpfs of the sandbox, never on the host's /srv.
 mount -t tmpfs -o mode=0755 ns-victims /srv
@@ -68,4 +69,35 @@ sandbox_pam_args ignore_instance_parent_mode
 install -d -o alice -g alice -m 0755 /home/alice/parent
 race parent/alice /srv/victim "/tmp /home/alice/parent/ user:noinit root"
 sandbox_pam_args
+
+# The resolver alone, many more times than sessions can: with openat2
+# (RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH) and with the O_NOFOLLOW walk that
+# kernels without openat2 get. Each round opens DIR and DIR/x and creates
+# DIR/x/n while alice swaps DIR with a link to /srv/victim.
+install -d -m 0755 /srv/victim/x
+install -d -o alice -g alice -m 0755 /home/alice/rd /home/alice/rd/x
+ln -sfn /srv/victim /home/alice/rd-link
+chown -h alice:alice /home/alice/rd-link
+before=$(victim_state /srv/victim/x)
+for mode in openat2 walk; do
+	"$attacker" 2001 2001 /home/alice/rd /home/alice/rd-link >"$SB_OUT/swaps" &
+	apid=$!
+	rc=0
+	out=$("$NS_RESOLVER_RACE" "$mode" "${NS_RACE_RESOLUTIONS:-3000}" /home/alice/rd /srv/victim) ||
+		rc=$?
+	kill "$apid"
+	wait "$apid" 2>/dev/null || true
+	[[ $rc != 77 ]] || {
+		sb_note "$mode: $out"
+		continue
+	}
+	read -r opened refused escapes <<<"$out"
+	swaps=$(cat "$SB_OUT/swaps")
+	sb_note "resolver, $mode: $((opened + refused)) operations ($opened done, $refused refused) against $swaps swaps, escapes: $escapes"
+	assert_eq 0 "$rc" "resolver, $mode: exit status"
+	assert_eq 0 "$escapes" "resolver, $mode: escapes"
+	[[ $swaps -gt 10000 ]] || fail "resolver, $mode: only $swaps swaps: the race means nothing"
+	((opened > 0 && refused > 0)) || fail "resolver, $mode: $opened done, $refused refused: no race happened"
+done
+assert_eq "$before" "$(victim_state /srv/victim/x)" "resolver: /srv/victim/x"
 sb_note "ok"
