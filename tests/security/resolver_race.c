@@ -101,6 +101,10 @@ int main(int argc, char **argv)
 		try_open(x, &victim_x_st, &c);
 		try_mkdir(n, victim_x, &c);
 	}
+	close(victim_x);
+	free(x);
+	free(n);
+	free(vx);
 	printf("%lu %lu %lu\n", c.opened, c.refused, c.escapes);
 	return c.escapes ? 1 : 0;
 }
