@@ -499,6 +499,63 @@ static uint64_t mount_id_of(int fd)
 	return id;
 }
 
+static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth);
+
+/* Remove one entry of a directory being removed; gone already is fine. */
+static int remove_entry_once(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
+{
+	struct stat st;
+	uint64_t cid;
+	int cfd, r, k;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		struct fsid_saved ids = as_owner_of(dfd);
+
+		r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+		fsid_restore(&ids);
+		return r;
+	}
+	/* Something is mounted here: never remove across a mount. */
+	if (st.st_dev != dev)
+		return -EBUSY;
+	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+	if (cfd < 0)
+		cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0)
+		return errno == ENOENT ? 0 : not_a_dir_error(dfd, name, errno);
+	cid = mnt_id ? mount_id_of(cfd) : 0;
+	if (cid != 0 && cid != mnt_id) {
+		/* A bind mount of this same filesystem: as above. */
+		close(cfd);
+		return -EBUSY;
+	}
+	r = remove_contents(cfd, dev, mnt_id, depth + 1);
+	k = kn_remove_child_dir(dfd, name);
+	if (k < 0 && k != -ENOENT && r == 0)
+		r = k;
+	return r;
+}
+
+/*
+ * The entry's owner may swap a directory and a symlink under its name
+ * while we work: the type then changed between the stat and the call,
+ * which shows as ELOOP, ENOTDIR or EISDIR, and the entry is looked at again
+ * (a bounded number of times). Nothing is ever followed either way.
+ */
+static int remove_entry(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
+{
+	int r;
+
+	for (int attempt = 0; attempt < 16; attempt++) {
+		r = remove_entry_once(dfd, name, dev, mnt_id, depth);
+		if (r != -ELOOP && r != -ENOTDIR && r != -EISDIR)
+			break;
+	}
+	return r;
+}
+
 static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 {
 	DIR *d;
@@ -516,54 +573,12 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 		return r;
 	}
 	while ((errno = 0, de = readdir(d))) {
-		struct stat st;
-		uint64_t cid;
-		int cfd, k;
+		int k;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT && r == 0)
-				r = -errno;
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			struct fsid_saved ids = as_owner_of(dirfd(d));
-
-			if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0)
-				r = -errno;
-			fsid_restore(&ids);
-			continue;
-		}
-		if (st.st_dev != dev) {
-			/* Something is mounted here: never remove across a mount. */
-			if (r == 0)
-				r = -EBUSY;
-			continue;
-		}
-		cfd = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-		if (cfd < 0)
-			cfd = openat(dirfd(d), de->d_name,
-				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0) {
-			if (errno != ENOENT && r == 0)
-				r = -errno;
-			continue;
-		}
-		cid = mnt_id ? mount_id_of(cfd) : 0;
-		if (cid != 0 && cid != mnt_id) {
-			/* A bind mount of this same filesystem: as above. */
-			close(cfd);
-			if (r == 0)
-				r = -EBUSY;
-			continue;
-		}
-		k = remove_contents(cfd, dev, mnt_id, depth + 1);
+		k = remove_entry(dirfd(d), de->d_name, dev, mnt_id, depth);
 		if (k < 0 && r == 0)
-			r = k;
-		k = kn_remove_child_dir(dirfd(d), de->d_name);
-		if (k < 0 && k != -ENOENT && r == 0)
 			r = k;
 	}
 	if (errno && r == 0)
@@ -575,6 +590,7 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 int kn_remove_tree(int dirfd, const char *name)
 {
 	struct stat st;
+	uint64_t mnt_id;
 	int fd, r, k;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -585,9 +601,25 @@ int kn_remove_tree(int dirfd, const char *name)
 		close(fd);
 		return r;
 	}
-	r = remove_contents(fd, st.st_dev, mount_id_of(fd), 0);
-	k = kn_remove_child_dir(dirfd, name);
-	if (k < 0 && r == 0)
-		r = k;
+	mnt_id = mount_id_of(fd);
+	/* What the owner moved back in while a pass ran is left to the next one. */
+	for (int pass = 0;; pass++) {
+		int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd < 0) {
+			r = -errno;
+			break;
+		}
+		r = remove_contents(dfd, st.st_dev, mnt_id, 0);
+		k = kn_remove_child_dir(dirfd, name);
+		if (k == 0)
+			r = 0;
+		if (k != -ENOTEMPTY || pass == 7) {
+			if (k < 0 && r == 0)
+				r = k;
+			break;
+		}
+	}
+	close(fd);
 	return r;
 }

@@ -36,7 +36,9 @@ race() {
 	ln -sfn "$victim" "/home/alice/$name-link"
 	chown -h alice:alice "/home/alice/$name-link"
 	sandbox_conf "$conf"
-	"$attacker" 2001 2001 "/home/alice/$name" "/home/alice/$name-link" >"$SB_OUT/swaps" &
+	# From a mount namespace of her own, as from another session.
+	unshare --mount --propagation private \
+		"$attacker" 2001 2001 "/home/alice/$name" "/home/alice/$name-link" >"$SB_OUT/swaps" &
 	local apid=$!
 	for ((i = 0; i < rounds; i++)); do
 		if out=$(sandbox_driver ns-driver alice -- \
@@ -69,6 +71,26 @@ sandbox_pam_args ignore_instance_parent_mode
 install -d -o alice -g alice -m 0755 /home/alice/parent
 race parent/alice /srv/victim "/tmp /home/alice/parent/ user:noinit root"
 sandbox_pam_args
+
+# tmpdir removal at close: inside her session alice leaves the attacker
+# swapping a directory of her tmpdir with a link to /srv/victim, so that
+# the module's removal meets both; it must unlink the link, never follow it.
+sb_note "tmpdir removal while alice swaps a directory and a link in it"
+echo precious >/srv/victim/keep
+before=$(victim_state /srv/victim)
+sandbox_conf "/tmp /tmp/tmp-inst/ tmpdir:noinit root"
+closes=${NS_RACE_CLOSES:-40}
+instances=$(ls -A /tmp/tmp-inst)
+for ((i = 0; i < closes; i++)); do
+	sandbox_driver ns-driver alice -- sh -c "
+		mkdir /tmp/d && : >/tmp/d/f && ln -s /srv/victim /tmp/l &&
+		chown -hR 2001:2001 /tmp/d /tmp/l &&
+		{ $attacker 2001 2001 /tmp/d /tmp/l >/dev/null 2>&1 & } && sleep 0.02" >/dev/null 2>&1 || true
+done
+assert_eq "$before" "$(victim_state /srv/victim)" "tmpdir removal: /srv/victim"
+assert_eq precious "$(cat /srv/victim/keep)" "tmpdir removal: the victim's file"
+assert_eq "$instances" "$(ls -A /tmp/tmp-inst)" "tmpdir instances left"
+sb_note "tmpdir removal: $closes sessions closed during the swaps, the victim intact"
 
 # The resolver alone, many more times than sessions can: with openat2
 # (RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH) and with the O_NOFOLLOW walk that
