@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 struct kn_features {
@@ -101,6 +102,19 @@ int kn_open_child_dir(int dirfd, const char *name);
  * Returns the descriptor, -EEXIST if it already existed.
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid);
+
+/* rmdir name under dirfd, as the directory's owner when that is not root. */
+int kn_remove_child_dir(int dirfd, const char *name);
+
+/*
+ * Follow root-owned symlinks at the end of path and stat the file they
+ * lead to, without opening it. Returns 1 if every directory on the way is
+ * root-owned and not writable by group or others (sticky excepted) and
+ * every symlink followed is root-owned, 0 if not, a negative errno on
+ * failure; *ret_real (the path reached, to free) and *ret_st are set when
+ * it returns >= 0.
+ */
+int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st);
 
 /* Remove name under dirfd recursively, never following symlinks or crossing mounts. */
 int kn_remove_tree(int dirfd, const char *name);

@@ -290,7 +290,9 @@ int kn_open_dir(const char *path, bool *ret_trusted)
 	return walk(path, false, ret_trusted);
 }
 
-int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
+/* The parent of path, walked as walk() does; *ret_name points into path. */
+static int open_parent(const char *path, bool allow_sticky, const char **ret_name,
+		       bool *ret_trusted)
 {
 	const char *slash, *name;
 	char *dir;
@@ -305,11 +307,16 @@ int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(dir, false, ret_trusted);
+	fd = walk(dir, allow_sticky, ret_trusted);
 	free(dir);
 	if (fd >= 0)
 		*ret_name = name;
 	return fd;
+}
+
+int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
+{
+	return open_parent(path, false, ret_name, ret_trusted);
 }
 
 int kn_path_parents_safe(const char *path)
@@ -332,13 +339,29 @@ int kn_path_parents_safe(const char *path)
 	return trusted;
 }
 
+/* chown before chmod, so that set-id bits survive; 0 if the result is exactly what was asked. */
+static int set_owner_mode(int fd, mode_t mode, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (fchown(fd, uid, gid) < 0 || fchmod(fd, mode) < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_uid != uid || st.st_gid != gid || (st.st_mode & 07777) != (mode & 07777))
+		return -EPERM;
+	return 0;
+}
+
 /*
  * In a root-owned parent the new directory is made with mode 000, so nobody
  * but root can use it before it has its final owner. In a user's directory
  * it is made as that user (mode 0700: the user must be able to open it) and
  * opened without following links, so a raced-in link or directory is
  * refused. Either way it is checked to be the one just made, then owner and
- * mode are set on the descriptor (chown before chmod, so set-id bits stay).
+ * mode are set on the descriptor. In a user's directory that too is done
+ * as the user where the user may (their own directory, one of their groups:
+ * the NFS root_squash case), as root only where the owner is someone else.
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
 {
@@ -353,25 +376,105 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 		return r;
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	r = fd < 0 ? not_a_dir_error(dirfd, name, errno) : 0;
-	fsid_restore(&ids);
-	if (fd < 0)
+	if (fd < 0) {
+		r = not_a_dir_error(dirfd, name, errno);
+		fsid_restore(&ids);
 		return r;
+	}
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
+		fsid_restore(&ids);
 		goto fail;
 	}
 	if (st.st_uid != want_uid || (st.st_mode & 07077) != 0) {
+		fsid_restore(&ids);
 		r = -EEXIST;
 		goto fail;
 	}
-	if (fchown(fd, uid, gid) < 0 || fchmod(fd, mode) < 0) {
-		r = -errno;
+	r = ids.active ? set_owner_mode(fd, mode, uid, gid) : -EPERM;
+	fsid_restore(&ids);
+	if (r < 0)
+		r = set_owner_mode(fd, mode, uid, gid);
+	if (r < 0)
 		goto fail;
-	}
 	return fd;
 fail:
 	close(fd);
+	return r;
+}
+
+int kn_remove_child_dir(int dirfd, const char *name)
+{
+	struct fsid_saved ids = as_owner_of(dirfd);
+	int r = unlinkat(dirfd, name, AT_REMOVEDIR) < 0 ? -errno : 0;
+
+	fsid_restore(&ids);
+	return r;
+}
+
+/*
+ * A file that root will later use by name (the init script, executed by
+ * path so that a #! interpreter can open it). Its directories must all be
+ * root-owned and writable by nobody else, a root-owned sticky directory
+ * being fine, and a symlink as its last component is followed only if root
+ * owns it: then nobody but root can change what the name refers to between
+ * this check and the use. The file itself is never opened, only stat'ed
+ * through its parent's descriptor, so a FIFO in its place cannot block.
+ */
+int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st)
+{
+	char *cur, *next, target[PATH_MAX];
+	const char *name;
+	struct stat st;
+	bool trusted = false;
+	int pfd, r;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	cur = strdup(path);
+	if (!cur)
+		return -ENOMEM;
+	for (int links = 0;; links++) {
+		ssize_t n;
+
+		pfd = open_parent(cur, true, &name, &trusted);
+		if (pfd < 0) {
+			r = pfd;
+			goto fail;
+		}
+		if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			r = -errno;
+			close(pfd);
+			goto fail;
+		}
+		if (!trusted || !S_ISLNK(st.st_mode) || st.st_uid != 0) {
+			close(pfd);
+			break;
+		}
+		n = links < KN_MAX_SYMLINKS ? readlinkat(pfd, name, target, sizeof(target) - 1)
+					    : (errno = ELOOP, -1);
+		close(pfd);
+		if (n < 0) {
+			r = -errno;
+			goto fail;
+		}
+		target[n] = '\0';
+		if (target[0] == '/')
+			next = strdup(target);
+		else if (asprintf(&next, "%.*s/%s", (int)(name - cur - 1), cur, target) < 0)
+			next = NULL;
+		if (!next) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		free(cur);
+		cur = next;
+	}
+	*ret_real = cur;
+	*ret_st = st;
+	return trusted && !S_ISLNK(st.st_mode);
+fail:
+	free(cur);
 	return r;
 }
 
@@ -411,6 +514,63 @@ static uint64_t mount_id_of(int fd)
 	return id;
 }
 
+static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth);
+
+/* Remove one entry of a directory being removed; gone already is fine. */
+static int remove_entry_once(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
+{
+	struct stat st;
+	uint64_t cid;
+	int cfd, r, k;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISDIR(st.st_mode)) {
+		struct fsid_saved ids = as_owner_of(dfd);
+
+		r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
+		fsid_restore(&ids);
+		return r;
+	}
+	/* Something is mounted here: never remove across a mount. */
+	if (st.st_dev != dev)
+		return -EBUSY;
+	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
+	if (cfd < 0)
+		cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (cfd < 0)
+		return errno == ENOENT ? 0 : not_a_dir_error(dfd, name, errno);
+	cid = mnt_id ? mount_id_of(cfd) : 0;
+	if (cid != 0 && cid != mnt_id) {
+		/* A bind mount of this same filesystem: as above. */
+		close(cfd);
+		return -EBUSY;
+	}
+	r = remove_contents(cfd, dev, mnt_id, depth + 1);
+	k = kn_remove_child_dir(dfd, name);
+	if (k < 0 && k != -ENOENT && r == 0)
+		r = k;
+	return r;
+}
+
+/*
+ * The entry's owner may swap a directory and a symlink under its name
+ * while we work: the type then changed between the stat and the call,
+ * which shows as ELOOP, ENOTDIR or EISDIR, and the entry is looked at again
+ * (a bounded number of times). Nothing is ever followed either way.
+ */
+static int remove_entry(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
+{
+	int r;
+
+	for (int attempt = 0; attempt < 16; attempt++) {
+		r = remove_entry_once(dfd, name, dev, mnt_id, depth);
+		if (r != -ELOOP && r != -ENOTDIR && r != -EISDIR)
+			break;
+	}
+	return r;
+}
+
 static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 {
 	DIR *d;
@@ -428,54 +588,13 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 		return r;
 	}
 	while ((errno = 0, de = readdir(d))) {
-		struct stat st;
-		uint64_t cid;
-		int cfd, k;
+		int k;
 
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
-		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno != ENOENT && r == 0)
-				r = -errno;
-			continue;
-		}
-		if (!S_ISDIR(st.st_mode)) {
-			struct fsid_saved ids = as_owner_of(dirfd(d));
-
-			if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0)
-				r = -errno;
-			fsid_restore(&ids);
-			continue;
-		}
-		if (st.st_dev != dev) {
-			/* Something is mounted here: never remove across a mount. */
-			if (r == 0)
-				r = -EBUSY;
-			continue;
-		}
-		cfd = openat(dirfd(d), de->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-		if (cfd < 0)
-			cfd = openat(dirfd(d), de->d_name,
-				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (cfd < 0) {
-			if (errno != ENOENT && r == 0)
-				r = -errno;
-			continue;
-		}
-		cid = mnt_id ? mount_id_of(cfd) : 0;
-		if (cid != 0 && cid != mnt_id) {
-			/* A bind mount of this same filesystem: as above. */
-			close(cfd);
-			if (r == 0)
-				r = -EBUSY;
-			continue;
-		}
-		k = remove_contents(cfd, dev, mnt_id, depth + 1);
+		k = remove_entry(dirfd(d), de->d_name, dev, mnt_id, depth);
 		if (k < 0 && r == 0)
 			r = k;
-		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && r == 0)
-			r = -errno;
 	}
 	if (errno && r == 0)
 		r = -errno;
@@ -486,7 +605,8 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
 int kn_remove_tree(int dirfd, const char *name)
 {
 	struct stat st;
-	int fd, r;
+	uint64_t mnt_id;
+	int fd, r, k;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -496,8 +616,25 @@ int kn_remove_tree(int dirfd, const char *name)
 		close(fd);
 		return r;
 	}
-	r = remove_contents(fd, st.st_dev, mount_id_of(fd), 0);
-	if (unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && r == 0)
-		r = -errno;
+	mnt_id = mount_id_of(fd);
+	/* What the owner moved back in while a pass ran is left to the next one. */
+	for (int pass = 0;; pass++) {
+		int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd < 0) {
+			r = -errno;
+			break;
+		}
+		r = remove_contents(dfd, st.st_dev, mnt_id, 0);
+		k = kn_remove_child_dir(dirfd, name);
+		if (k == 0)
+			r = 0;
+		if (k != -ENOTEMPTY || pass == 7) {
+			if (k < 0 && r == 0)
+				r = k;
+			break;
+		}
+	}
+	close(fd);
 	return r;
 }

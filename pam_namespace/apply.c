@@ -87,7 +87,7 @@ static void undo_made(struct ctx *c, bool remove)
 		struct made *m = &c->made[--c->n_made];
 
 		if (remove)
-			(void)unlinkat(m->parent_fd, m->name, AT_REMOVEDIR);
+			(void)kn_remove_child_dir(m->parent_fd, m->name);
 		close(m->parent_fd);
 		free(m->name);
 	}
@@ -446,9 +446,11 @@ static pid_t spawn_script(const char *script, const char *const argv[], char *co
 
 /*
  * The init script is code run as root on behalf of a login, so it is
- * trusted only if root owns it and nobody else can write it, and it gets
- * nothing of the caller: an empty environment (CVE-2010-3853), no
- * descriptors but 0-2, the exec context reset, a bounded time.
+ * trusted only if root owns it, nobody else can write it, and nobody but
+ * root can change what its name refers to before it is executed (see
+ * kn_stat_trusted_path); and it gets nothing of the caller: an empty
+ * environment (CVE-2010-3853), no descriptors but 0-2, the exec context
+ * reset, a bounded time.
  */
 static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const char *instance,
 			   bool created)
@@ -457,23 +459,25 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	char *const envp[] = {NULL};
 	struct sigaction sa_dfl = {.sa_handler = SIG_DFL}, sa_old;
 	struct stat st;
-	int sfd, status = 0, k;
+	char *real = NULL;
+	int status = 0, k;
 	pid_t pid;
 
-	sfd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (sfd < 0 && errno == ENOENT)
+	k = kn_stat_trusted_path(script, &real, &st);
+	if (k == -ENOENT)
 		return 0;
-	if (sfd < 0 && errno == ELOOP)
-		sfd = open(script, O_PATH | O_CLOEXEC);
-	if (sfd < 0)
-		return fail_at(c, e, "opening the init script", script, -errno, NULL);
-	if (fstat(sfd, &st) < 0) {
-		k = -errno;
-		close(sfd);
+	if (k < 0)
 		return fail_at(c, e, "opening the init script", script, k, NULL);
+	if (k == 0) {
+		k = fail_at(c, e, "refusing the init script", script, 0,
+			    strdupf("%s, a directory above it or a symbolic link to it is not "
+				    "owned by root, or is writable by group or others",
+				    real));
+		free(real);
+		return k;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(sfd);
+		free(real);
 		return fail_at(c, e, "refusing the init script", script, 0,
 			       strdupf("it must be a regular file owned by root and not writable "
 				       "by group or others (owner uid %u, mode %04o)",
@@ -481,7 +485,7 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	}
 	/* Root may run a file with any execute bit, as Linux-PAM's access(X_OK) says. */
 	if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
-		close(sfd);
+		free(real);
 		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
 	}
 
@@ -498,11 +502,12 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 
 	/* The application may ignore SIGCHLD, which would make waitpid() fail. */
 	sigaction(SIGCHLD, &sa_dfl, &sa_old);
-	pid = spawn_script(script, argv, envp);
+	/* The checked real path is executed; argv[0] stays the configured name. */
+	pid = spawn_script(real, argv, envp);
+	free(real);
 	if (pid < 0 && pid != -EAGAIN && pid != -ENOMEM) {
 		/* It could not be executed: as a forked child's exit status 127 would say. */
 		sigaction(SIGCHLD, &sa_old, NULL);
-		close(sfd);
 		if (c->log)
 			c->log(c->log_userdata, false, "%s:%u: init script %s %s could not run: %s",
 			       e->rule->file, e->rule->line, script, e->polydir,
@@ -511,10 +516,8 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 	}
 	if (pid < 0) {
 		sigaction(SIGCHLD, &sa_old, NULL);
-		close(sfd);
 		return fail_at(c, e, "running the init script", script, (int)pid, NULL);
 	}
-	close(sfd);
 	k = wait_child(pid, c->opts->init_timeout, &status);
 	sigaction(SIGCHLD, &sa_old, NULL);
 	if (k == -ETIME)

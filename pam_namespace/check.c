@@ -393,25 +393,27 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 {
 	const char *script = e->init_script;
 	struct stat st;
-	char *own, *r;
-	int fd;
+	char *own, *r, *real = NULL;
+	int k;
 
 	if (!script)
 		return fmt("none");
-	fd = open(script, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0 && errno == ELOOP)
-		fd = open(script, O_PATH | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT)
+	k = kn_stat_trusted_path(script, &real, &st);
+	if (k == -ENOENT)
 		return fmt("missing: none runs");
-	if (fd < 0)
-		return trouble(c, v, e, -errno, "init script", script);
-	if (fstat(fd, &st) < 0) {
-		int k = -errno;
-
-		close(fd);
+	if (k < 0)
 		return trouble(c, v, e, k, "init script", script);
+	if (k == 0) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "init script %s: %s, a directory above it or a symbolic link to it "
+			       "is not owned by root, or is writable by group or others: the "
+			       "session would fail",
+			       script, real);
+		free(real);
+		return fmt("REFUSED: in a directory others can write; the session would fail");
 	}
-	close(fd);
+	free(real);
 	own = ownership(st.st_uid, st.st_gid, st.st_mode);
 	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		v->would_fail = true;

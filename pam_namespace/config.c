@@ -151,7 +151,12 @@ static int parse_create(struct line_ctx *lc, unsigned col, const char *v, struct
 {
 	const char *c1, *c2;
 
+	/* Given twice on a line, the last create wins. */
 	r->create = true;
+	r->create_has_mode = false;
+	free(r->create_owner);
+	free(r->create_group);
+	r->create_owner = r->create_group = NULL;
 	if (!v)
 		return 0;
 	c1 = strchr(v, ',');

@@ -54,6 +54,8 @@ static void diag_to_syslog(void *userdata, enum ns_severity sev, const char *fil
 }
 
 static void apply_log(void *userdata, bool debug, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void apply_log(void *userdata, bool debug, const char *fmt, ...)
 {
 	struct glue *g = userdata;
 	va_list ap;

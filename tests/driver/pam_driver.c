@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -132,6 +133,53 @@ static int run_command(pam_handle_t *pamh, char **cmd)
 	return DRIVER_EXIT_FORK;
 }
 
+/*
+ * NS_DRIVER_VALGRIND=DIR (meson test --setup valgrind): run this program
+ * again under valgrind, so that the module's in-process sessions are
+ * checked for memory errors and leaks, with valgrind's report in
+ * DIR/vg.TIME.PID (suppressions from NS_DRIVER_VALGRIND_SUPP); a finding makes
+ * the driver exit 99. Commands the session runs are exec'd natively.
+ */
+static void maybe_valgrind(int argc, char **argv)
+{
+	const char *dir = getenv("NS_DRIVER_VALGRIND");
+	const char *supp = getenv("NS_DRIVER_VALGRIND_SUPP");
+	const char **vg;
+	char *log, *self, *supp_arg = NULL;
+	struct timespec now;
+	int n = 0;
+
+	if (!dir || !*dir)
+		return;
+	vg = calloc((size_t)argc + 10, sizeof(*vg));
+	self = realpath("/proc/self/exe", NULL);
+	/* PIDs repeat across the sandboxes' PID namespaces: add the time. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (!vg || !self ||
+	    asprintf(&log, "--log-file=%s/vg.%lld.%09ld.%%p", dir, (long long)now.tv_sec,
+		     now.tv_nsec) < 0 ||
+	    (supp && asprintf(&supp_arg, "--suppressions=%s", supp) < 0)) {
+		perror("pam_driver: valgrind");
+		exit(DRIVER_EXIT_START);
+	}
+	unsetenv("NS_DRIVER_VALGRIND");
+	vg[n++] = "valgrind";
+	vg[n++] = log;
+	vg[n++] = "--vgdb=no";
+	if (supp_arg)
+		vg[n++] = supp_arg;
+	vg[n++] = "--error-exitcode=99";
+	vg[n++] = "--leak-check=full";
+	vg[n++] = "--show-leak-kinds=definite";
+	vg[n++] = "--errors-for-leak-kinds=definite";
+	vg[n++] = self;
+	for (int i = 1; i < argc; i++)
+		vg[n++] = argv[i];
+	execvp("valgrind", (char *const *)vg);
+	perror("pam_driver: valgrind");
+	exit(DRIVER_EXIT_START);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
@@ -150,6 +198,8 @@ int main(int argc, char **argv)
 	int nenv = 0, opt, r, rc = 0, i;
 	bool show = false;
 	char **cmd = NULL;
+
+	maybe_valgrind(argc, argv);
 
 	while ((opt = getopt_long(argc, argv, "+h", options, NULL)) != -1) {
 		switch (opt) {

@@ -415,8 +415,11 @@ sandbox_mounts_at() {
 
 # sandbox_su USER CMD: run CMD in a "su - USER" session; prints what the
 # session printed (stdout and stderr), returns su's status.
+# NS_SU_ENV: VAR=VALUE words for su and login only (the sanitizer run
+# preloads the ASan runtime into them, as they load an ASan module).
 sandbox_su() {
-	timeout -k 5 "$SB_TIMEOUT" su - "$1" -c "$2" 2>&1
+	# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
+	timeout -k 5 "$SB_TIMEOUT" env ${NS_SU_ENV:-} su - "$1" -c "$2" 2>&1
 }
 
 # sandbox_login USER CMD: a real "login -f USER" on a pseudo terminal; the
@@ -426,7 +429,7 @@ sandbox_login() {
 	local user=$1 rc=0 out
 	printf '%s\n' "$2" >"$SB_DIR/login-cmd/$user"
 	chmod 0644 "$SB_DIR/login-cmd/$user"
-	out=$(timeout -k 5 "$SB_TIMEOUT" script -qec "login -f $user" /dev/null </dev/null 2>&1) ||
+	out=$(timeout -k 5 "$SB_TIMEOUT" script -qec "env ${NS_SU_ENV:-} login -f $user" /dev/null </dev/null 2>&1) ||
 		rc=$?
 	rm -f "$SB_DIR/login-cmd/$user"
 	printf '%s\n' "${out//$'\r'/}"

@@ -36,4 +36,19 @@ assert_eq "" "$left" "environment the init script got"
 # ls itself holds one descriptor on /proc/self/fd while it reads it.
 assert_eq "0 1 2 3" "$(sort -n "$SB_OUT/init.fds" | tr '\n' ' ' | sed 's/ $//')" "descriptors of the init script"
 assert_no_file "$SB_OUT/evil-ran" "BASH_ENV/ENV were honoured"
+
+sb_note "an init script that does not end is killed after init_timeout"
+printf '#!/bin/sh\necho $$ >%s/init.pid\nexec sleep 60\n' "$SB_OUT" >/etc/security/namespace.init
+sandbox_pam_args init_timeout=1
+sandbox_log_clear
+start=$(date +%s%N)
+rc=0
+sandbox_driver ns-driver alice -- true >/dev/null 2>&1 || rc=$?
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+assert_status 67 "$rc" "a session whose init script hangs"
+((elapsed_ms < 10000)) || fail "the hanging init script held the login for $elapsed_ms ms"
+assert_log_contains "still running after 1 s, killed" "the hanging init script"
+assert_file "$SB_OUT/init.pid" "the hanging init script ran"
+! kill -0 "$(cat "$SB_OUT/init.pid")" 2>/dev/null || fail "the init script's process is still running"
+sandbox_pam_args
 sb_note "ok"

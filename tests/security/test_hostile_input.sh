@@ -96,12 +96,32 @@ chmod 0755 /etc/security/namespace.d
 rm -f /etc/security/namespace.d/10-x.conf
 
 sb_note "an init script alice can write"
-printf '#!/bin/sh\ntouch /tmp/init-ran\n' >/etc/security/namespace.init
+# The script would run in the session's namespace, where /tmp is alice's
+# instance: it leaves its mark in \$SB_OUT, which every namespace sees.
+printf '#!/bin/sh\ntouch %s/init-ran\n' "$SB_OUT" >/etc/security/namespace.init
 chmod 0755 /etc/security/namespace.init
 chown alice /etc/security/namespace.init
 refused "init script owned by alice" "refusing the init script"
 chown root /etc/security/namespace.init
 chmod 0777 /etc/security/namespace.init
 refused "world-writable init script" "refusing the init script"
-assert_no_file /tmp/init-ran "the refused script ran"
+assert_no_file "$SB_OUT/init-ran" "the refused script ran"
+
+sb_note "a root-owned init script in a directory alice can write, or reached by her symlink"
+chmod 0755 /etc/security/namespace.init
+install -d -o alice -g alice -m 0755 /home/alice/scripts
+install -m 0755 /etc/security/namespace.init /home/alice/scripts/ns.init
+sandbox_conf "/tmp /tmp/tmp-inst/ user:iscript=/home/alice/scripts/ns.init root"
+refused "init script in alice's directory" "refusing the init script"
+setpriv --reuid=2001 --regid=2001 --clear-groups ln -s /etc/security/namespace.init /var/tmp/alice-init
+sandbox_conf "/tmp /tmp/tmp-inst/ user:iscript=/var/tmp/alice-init root"
+refused "init script through alice's symlink in /var/tmp" "refusing the init script"
+assert_no_file "$SB_OUT/init-ran" "a refused script ran"
+
+sb_note "legitimate: a root-owned symlink to a root-owned init script"
+mv /etc/security/namespace.init /etc/security/namespace.init.real
+ln -s namespace.init.real /etc/security/namespace.init
+sandbox_conf "/tmp /tmp/tmp-inst/ user root"
+assert_status 0 "$(session_status "init script behind root's symlink")" "init script behind root's symlink"
+assert_file "$SB_OUT/init-ran" "the init script behind root's symlink ran"
 sb_note "ok"

@@ -10,6 +10,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
+SB_PROGRAMS+=(NS_RESOLVER_RACE)
 sandbox_enter "$@"
 # The victims live on a tmpfs of the sandbox, never on the host's /srv.
 mount -t tmpfs -o mode=0755 ns-victims /srv
@@ -35,7 +36,9 @@ race() {
 	ln -sfn "$victim" "/home/alice/$name-link"
 	chown -h alice:alice "/home/alice/$name-link"
 	sandbox_conf "$conf"
-	"$attacker" 2001 2001 "/home/alice/$name" "/home/alice/$name-link" >"$SB_OUT/swaps" &
+	# From a mount namespace of her own, as from another session.
+	unshare --mount --propagation private \
+		"$attacker" 2001 2001 "/home/alice/$name" "/home/alice/$name-link" >"$SB_OUT/swaps" &
 	local apid=$!
 	for ((i = 0; i < rounds; i++)); do
 		if out=$(sandbox_driver ns-driver alice -- \
@@ -68,4 +71,55 @@ sandbox_pam_args ignore_instance_parent_mode
 install -d -o alice -g alice -m 0755 /home/alice/parent
 race parent/alice /srv/victim "/tmp /home/alice/parent/ user:noinit root"
 sandbox_pam_args
+
+# tmpdir removal at close: inside her session alice leaves the attacker
+# swapping a directory of her tmpdir with a link to /srv/victim, so that
+# the module's removal meets both; it must unlink the link, never follow it.
+sb_note "tmpdir removal while alice swaps a directory and a link in it"
+echo precious >/srv/victim/keep
+before=$(victim_state /srv/victim)
+sandbox_conf "/tmp /tmp/tmp-inst/ tmpdir:noinit root"
+closes=${NS_RACE_CLOSES:-40}
+instances=$(ls -A /tmp/tmp-inst)
+for ((i = 0; i < closes; i++)); do
+	sandbox_driver ns-driver alice -- sh -c "
+		mkdir /tmp/d && : >/tmp/d/f && ln -s /srv/victim /tmp/l &&
+		chown -hR 2001:2001 /tmp/d /tmp/l &&
+		{ $attacker 2001 2001 /tmp/d /tmp/l >/dev/null 2>&1 & } && sleep 0.02" >/dev/null 2>&1 || true
+done
+assert_eq "$before" "$(victim_state /srv/victim)" "tmpdir removal: /srv/victim"
+assert_eq precious "$(cat /srv/victim/keep)" "tmpdir removal: the victim's file"
+assert_eq "$instances" "$(ls -A /tmp/tmp-inst)" "tmpdir instances left"
+sb_note "tmpdir removal: $closes sessions closed during the swaps, the victim intact"
+
+# The resolver alone, many more times than sessions can: with openat2
+# (RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH) and with the O_NOFOLLOW walk that
+# kernels without openat2 get. Each round opens DIR and DIR/x and creates
+# DIR/x/n while alice swaps DIR with a link to /srv/victim.
+install -d -m 0755 /srv/victim/x
+install -d -o alice -g alice -m 0755 /home/alice/rd /home/alice/rd/x
+ln -sfn /srv/victim /home/alice/rd-link
+chown -h alice:alice /home/alice/rd-link
+before=$(victim_state /srv/victim/x)
+for mode in openat2 walk; do
+	"$attacker" 2001 2001 /home/alice/rd /home/alice/rd-link >"$SB_OUT/swaps" &
+	apid=$!
+	rc=0
+	out=$("$NS_RESOLVER_RACE" "$mode" "${NS_RACE_RESOLUTIONS:-3000}" /home/alice/rd /srv/victim) ||
+		rc=$?
+	kill "$apid"
+	wait "$apid" 2>/dev/null || true
+	[[ $rc != 77 ]] || {
+		sb_note "$mode: $out"
+		continue
+	}
+	read -r opened refused escapes <<<"$out"
+	swaps=$(cat "$SB_OUT/swaps")
+	sb_note "resolver, $mode: $((opened + refused)) operations ($opened done, $refused refused) against $swaps swaps, escapes: $escapes"
+	assert_eq 0 "$rc" "resolver, $mode: exit status"
+	assert_eq 0 "$escapes" "resolver, $mode: escapes"
+	[[ $swaps -gt 10000 ]] || fail "resolver, $mode: only $swaps swaps: the race means nothing"
+	((opened > 0 && refused > 0)) || fail "resolver, $mode: $opened done, $refused refused: no race happened"
+done
+assert_eq "$before" "$(victim_state /srv/victim/x)" "resolver: /srv/victim/x"
 sb_note "ok"

@@ -90,4 +90,15 @@ out=$(sandbox_driver ns-driver carol -- sh -c 'touch /srv/users/carol/in-session
 assert_eq mounted "$out" "carol's home instance is mounted"
 assert_file /srv/home-inst/carol/in-session "carol's file, in her instance"
 assert_eq carol "$(stat -c %U /srv/home-inst/carol)" "the instance's owner"
+
+sb_note "legitimate: an existing instance is reused as it is"
+sandbox_conf "/tmp /tmp/tmp-inst/ user:noinit root"
+install -d -m 1777 /tmp/tmp-inst/alice
+echo kept >/tmp/tmp-inst/alice/from-before
+inode=$(stat -c %i /tmp/tmp-inst/alice)
+out=$(sandbox_driver ns-driver alice -- sh -c 'cat /tmp/from-before; touch /tmp/now') ||
+	fail "alice's session on an existing instance: $out"
+assert_eq kept "$out" "what alice finds in /tmp"
+assert_eq "$inode" "$(stat -c %i /tmp/tmp-inst/alice)" "the instance (same directory)"
+assert_file /tmp/tmp-inst/alice/now "alice's new file, in the existing instance"
 sb_note "ok"

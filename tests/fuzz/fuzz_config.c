@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * Fuzz target for the configuration parser and the planner: the bytes are
+ * a namespace.conf, parsed as the module parses it (strict, then with
+ * ignore_config_error) and planned for a user. Whatever the input, parsing
+ * must end in rules or a reported error, never a crash, a hang or a leak,
+ * and what it accepts must keep the parser's promises.
+ *
+ * Built with clang -fsanitize=fuzzer (meson -Dfuzz=true) it is a libFuzzer
+ * target; otherwise fuzz_main.c runs it over the files it is given, which
+ * is how every build replays the seed corpus.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "plan.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int fake_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
+{
+	if (strcmp(name, "alice") != 0 && strcmp(name, "root") != 0)
+		return -ENOENT;
+	*ret_uid = name[0] == 'a' ? 2001 : 0;
+	*ret_gid = *ret_uid;
+	return 0;
+}
+
+static int fake_group(void *userdata, const char *name, gid_t *ret_gid)
+{
+	if (strcmp(name, "alice") != 0)
+		return -ENOENT;
+	*ret_gid = 2001;
+	return 0;
+}
+
+static bool dotdot_component(const char *path)
+{
+	size_t n = strlen(path);
+
+	return strncmp(path, "../", 3) == 0 || strcmp(path, "..") == 0 || strstr(path, "/../") ||
+	       (n >= 3 && strcmp(path + n - 3, "/..") == 0);
+}
+
+/* The parser's promises about what it accepts (SPEC section 1). */
+static void check_rules(const struct ns_config *cfg)
+{
+	if (cfg->n_rules > NS_CONFIG_MAX_ENTRIES)
+		abort();
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		const struct ns_rule *r = &cfg->rules[i];
+
+		if (!r->file || !r->polydir || !r->instance_prefix || r->line == 0)
+			abort();
+		if ((unsigned)r->method >= _NS_METHOD_MAX)
+			abort();
+		/* tmpfs lines have no instance, and their prefix is not looked at. */
+		if (dotdot_component(r->polydir) ||
+		    (r->method != NS_METHOD_TMPFS && dotdot_component(r->instance_prefix)))
+			abort();
+		if (r->n_users > 0 && !r->users)
+			abort();
+	}
+}
+
+static void plan_for(const struct ns_config *cfg, const struct ns_user *user, unsigned flags)
+{
+	static const struct ns_lookup lookup = {.user = fake_user, .group = fake_group};
+	struct ns_plan_opts opts = {
+		.flags = flags,
+		.umask = 022,
+		.init_script = "/etc/security/namespace.init",
+	};
+	struct ns_diag diag = {0};
+	struct ns_plan plan = {0};
+
+	if (ns_plan_build(&plan, cfg, user, &lookup, &opts, &diag) == 0) {
+		for (size_t i = 0; i < plan.n_entries; i++)
+			if (!plan.entries[i].polydir || plan.entries[i].polydir[0] != '/')
+				abort();
+	}
+	ns_plan_free(&plan);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static const struct ns_user alice = {
+		.name = "alice", .uid = 2001, .gid = 2001, .home = "/home/alice"};
+	static const struct ns_user root = {.name = "root", .uid = 0, .gid = 0, .home = "/root"};
+	static const unsigned flags[] = {0, NS_CONFIG_IGNORE_ERRORS};
+
+	for (size_t f = 0; f < sizeof(flags) / sizeof(flags[0]); f++) {
+		struct ns_config cfg = {0};
+		struct ns_diag diag = {0};
+		int r = ns_config_parse_text(&cfg, "namespace.conf", (const char *)data, size,
+					     "/etc/security/namespace.d", flags[f], &diag);
+
+		if (r < 0 && r != -EINVAL && r != -E2BIG)
+			abort();
+		if (r < 0 && diag.n_errors == 0)
+			abort();
+		check_rules(&cfg);
+		if (r == 0) {
+			plan_for(&cfg, &alice, f ? NS_PLAN_IGNORE_ERRORS : 0);
+			plan_for(&cfg, &root, NS_PLAN_GEN_HASH);
+		}
+		ns_config_free(&cfg);
+	}
+	return 0;
+}
