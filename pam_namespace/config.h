@@ -8,7 +8,7 @@
 #include "diag.h"
 
 /* SPEC section 1 limits. */
-#define NS_CONFIG_MAX_LINE (64 * 1024)
+#define NS_CONFIG_MAX_LINE    (64 * 1024)
 #define NS_CONFIG_MAX_ENTRIES 10000
 
 enum ns_method {
@@ -32,7 +32,7 @@ struct ns_rule {
 	char *file; /* the file it came from */
 	unsigned line;
 
-	char *polydir;         /* trailing slashes dropped */
+	char *polydir;	       /* trailing slashes dropped */
 	char *instance_prefix; /* may be empty for tmpfs */
 	enum ns_method method;
 
@@ -46,8 +46,8 @@ struct ns_rule {
 	char *iscript; /* iscript=PATH made absolute (relative: under namespace.d/), or NULL */
 	bool noinit;
 	bool shared;
-	char *mntopts;               /* mntopts= with nosuid/noexec/nodev taken out, or NULL */
-	unsigned long mount_flags;   /* MS_NOSUID | MS_NOEXEC | MS_NODEV from mntopts */
+	char *mntopts;		   /* mntopts= with nosuid/noexec/nodev taken out, or NULL */
+	unsigned long mount_flags; /* MS_NOSUID | MS_NOEXEC | MS_NODEV from mntopts */
 
 	/* list_of_users: without ~ the users excluded; with ~ the only users */
 	bool users_only;
@@ -61,12 +61,13 @@ struct ns_config {
 };
 
 struct ns_config_paths {
-	const char *main_file;   /* default: NS_SYSCONF_DIR "/namespace.conf" */
-	const char *vendor_file; /* default: NS_VENDOR_DIR "/namespace.conf"; NULL in the struct means default */
-	const char *conf_d;      /* default: NS_SYSCONF_DIR "/namespace.d" */
-	const char *vendor_d;    /* default: NS_VENDOR_DIR "/namespace.d" */
-	bool no_vendor;          /* do not look at the vendor locations at all */
-	bool skip_trust_checks;  /* for unit tests of the parser only, never in the module */
+	const char *main_file;	 /* default: NS_SYSCONF_DIR "/namespace.conf" */
+	const char *vendor_file; /* default: NS_VENDOR_DIR "/namespace.conf"; NULL in the struct
+				    means default */
+	const char *conf_d;	 /* default: NS_SYSCONF_DIR "/namespace.d" */
+	const char *vendor_d;	 /* default: NS_VENDOR_DIR "/namespace.d" */
+	bool no_vendor;		 /* do not look at the vendor locations at all */
+	bool skip_trust_checks;	 /* for unit tests of the parser only, never in the module */
 };
 
 enum ns_config_flags {
