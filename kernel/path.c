@@ -112,17 +112,29 @@ int kn_open_child_dir(int dirfd, const char *name)
 	return fd;
 }
 
+/*
+ * With RESOLVE_BENEATH, a ".." walked while any rename or mount happens
+ * anywhere in the system makes openat2() fail with EAGAIN, since the
+ * kernel cannot then prove the walk stayed beneath; openat2(2) says to
+ * retry. A bounded number of times: past that it stays an error (fail
+ * closed), never a walk without the check.
+ */
 static int openat2_beneath(int dirfd, const char *rest)
 {
 	struct kn_open_how how = {
 		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
 		.resolve = KN_RESOLVE_NO_SYMLINKS | KN_RESOLVE_BENEATH | KN_RESOLVE_NO_MAGICLINKS,
 	};
-	long fd = syscall(SYS_openat2, dirfd, rest, &how, sizeof(how));
+	long fd;
 
-	if (fd < 0)
-		return -errno;
-	return (int)fd;
+	for (unsigned tries = 0; tries < 64; tries++) {
+		fd = syscall(SYS_openat2, dirfd, rest, &how, sizeof(how));
+		if (fd >= 0)
+			return (int)fd;
+		if (errno != EAGAIN)
+			break;
+	}
+	return -errno;
 }
 
 /*
