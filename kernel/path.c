@@ -531,19 +531,27 @@ static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth);
 /* Remove one entry of a directory being removed; gone already is fine. */
 static int remove_entry_once(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
 {
+	struct fsid_saved ids;
 	struct stat st;
 	uint64_t cid;
 	int cfd, r, k;
 
+	/*
+	 * Whatever is not a directory goes first, without a stat before it:
+	 * unlink never follows, and once one of two names being exchanged
+	 * is gone the owner cannot exchange them any more.
+	 */
+	ids = as_owner_of(dfd);
+	r = unlinkat(dfd, name, 0) < 0 ? -errno : 0;
+	fsid_restore(&ids);
+	if (r == 0 || r == -ENOENT)
+		return 0;
+	if (r != -EISDIR)
+		return r;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode)) {
-		struct fsid_saved ids = as_owner_of(dfd);
-
-		r = unlinkat(dfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
-		fsid_restore(&ids);
-		return r;
-	}
+	if (!S_ISDIR(st.st_mode))
+		return -EISDIR; /* it changed again: look once more */
 	/* Something is mounted here: never remove across a mount. */
 	if (st.st_dev != dev)
 		return -EBUSY;
@@ -575,7 +583,7 @@ static int remove_entry(int dfd, const char *name, dev_t dev, uint64_t mnt_id, u
 {
 	int r;
 
-	for (int attempt = 0; attempt < 16; attempt++) {
+	for (int attempt = 0; attempt < 64; attempt++) {
 		r = remove_entry_once(dfd, name, dev, mnt_id, depth);
 		if (r != -ELOOP && r != -ENOTDIR && r != -EISDIR)
 			break;
