@@ -75,7 +75,8 @@ sess() {
 # as USER CMD: a real "su - USER" session; prints its output and status.
 as() {
 	local rc=0 out
-	out=$(timeout -k 5 30 su - "$1" -c "${2//nslook /$SB_DIR/bin/nslook }" 2>&1) || rc=$?
+	# shellcheck disable=SC2086 # NS_SU_ENV is a list of words (tests/lib/sandbox.sh)
+	out=$(timeout -k 5 30 env ${NS_SU_ENV:-} su - "$1" -c "${2//nslook /$SB_DIR/bin/nslook }" 2>&1) || rc=$?
 	[[ -z "$out" ]] || printf '%s\n' "$out" | norm
 	echo "status $rc"
 }

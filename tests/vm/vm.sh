@@ -190,6 +190,12 @@ vm_pam_stack() {
 # vm_boot [CMDLINE...]: boots the root and judges the console.
 vm_boot() {
 	local initrd=$VM_WORK/initrd.cpio log=$VM_WORK/console.log rc=0 kver host start
+	local v
+	# The sanitizer run's settings reach the guest's programs too.
+	: >"$VM_ROOT/vm/env"
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS NS_DRIVER_KEEP_MODULES; do
+		[[ -z "${!v:-}" ]] || printf 'export %s=%q\n' "$v" "${!v}" >>"$VM_ROOT/vm/env"
+	done
 	(cd "$VM_ROOT" && find . | "$VM_BUSYBOX" cpio -o -H newc -R 0:0 2>/dev/null) >"$initrd"
 	vm_note "kernel ${VM_KERNEL##*/}, initramfs $(($(stat -c %s "$initrd") / 1024)) KiB, timeout ${VM_TIMEOUT}s"
 	start=$(date +%s)
