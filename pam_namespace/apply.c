@@ -666,9 +666,22 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 		return 0;
 	}
 
+	/*
+	 * A policy may refuse the login program the namespace file (Debian's
+	 * SELinux policy gives local_login_t no access to nsfs). The session
+	 * goes on without a way back: a failure then undoes what it made, in
+	 * the new namespace, where the process stays.
+	 */
 	r = kn_ns_save(&saved);
-	if (r < 0)
+	if (r == -EACCES || r == -EPERM) {
+		if (log)
+			log(log_userdata, false,
+			    "cannot open this process's mount namespace (%s): a failed session "
+			    "will not return to it",
+			    strerror(-r));
+	} else if (r < 0) {
 		return fail_at(&c, NULL, "saving the mount namespace", NULL, r, NULL);
+	}
 	r = kn_ns_enter_new(opts->mount_private ? KN_PROPAGATION_PRIVATE : KN_PROPAGATION_SLAVE);
 	if (r < 0) {
 		fail_at(&c, NULL, "entering a new mount namespace", NULL, r, NULL);
@@ -698,9 +711,16 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 rollback:
 	/* Back to the caller's namespace first: the new one dies with its mounts. */
-	if (kn_ns_restore(&saved) < 0 && fail->detail == NULL)
-		fail->detail = strdupf("and could not return to the original mount namespace: %s",
-				       strerror(errno));
+	if (saved.ns_fd >= 0) {
+		if (kn_ns_restore(&saved) < 0 && fail->detail == NULL)
+			fail->detail =
+				strdupf("and could not return to the original mount namespace: %s",
+					strerror(errno));
+	} else {
+		/* No way back: the caller stays here, without the session's mounts. */
+		for (size_t i = c.sess.n_polydirs; i-- > 0;)
+			(void)kn_umount_path(c.sess.polydirs[i]);
+	}
 	for (size_t i = 0; i < c.sess.n_tmpdirs; i++)
 		(void)kn_remove_tree(c.sess.tmpdirs[i].parent_fd, c.sess.tmpdirs[i].name);
 	undo_made(&c, true);

@@ -108,13 +108,16 @@ fi
 mkdir -p "$out"
 
 # run MODULE SIDE [CASE...]: the cases with MODULE, output in $out/SIDE.*.
-# In the sanitizer run ASan looks at ours only: Linux-PAM's module leaks
-# memory on some error paths, and where it crashes (null-context) it must
-# die of the plain SIGSEGV that it dies of elsewhere.
+# In the sanitizer and valgrind runs only ours is looked at: Linux-PAM's
+# module leaks memory on some error paths, and where it crashes
+# (null-context) it must die of the plain SIGSEGV that it dies of elsewhere.
 run() {
-	local rc=0 asan=${ASAN_OPTIONS:-}
-	[[ $2 == ours || -z "$asan" ]] || asan+=:detect_leaks=0:handle_segv=0
-	ASAN_OPTIONS=$asan NS_MODULE=$1 NS_DRIVER=$driver bash "$here/cases.sh" "${@:3}" >"$out/$2.out" 2>"$out/$2.err" ||
+	local rc=0 asan=${ASAN_OPTIONS:-} valgrind=${NS_DRIVER_VALGRIND:-}
+	if [[ $2 != ours ]]; then
+		[[ -z "$asan" ]] || asan+=:detect_leaks=0:handle_segv=0
+		valgrind=
+	fi
+	ASAN_OPTIONS=$asan NS_DRIVER_VALGRIND=$valgrind NS_MODULE=$1 NS_DRIVER=$driver bash "$here/cases.sh" "${@:3}" >"$out/$2.out" 2>"$out/$2.err" ||
 		rc=$?
 	echo "$rc" >"$out/$2.rc"
 }

@@ -8,10 +8,10 @@
 # First, on the host (no SELinux), require_selinux must fail a session.
 #
 #   NS_MODULE, NS_DRIVER  the built module and PAM driver
-#   NS_VM_ENFORCING       1: boot enforcing (default 0: permissive). Today
-#                         every session fails there: the policy does not let
-#                         local_login_t open /proc/self/ns/mnt (nsfs_t), which
-#                         the module does to save the caller's namespace.
+#   NS_VM_ENFORCING       0: boot permissive (default 1: enforcing). The
+#                         policy does not let local_login_t open its
+#                         namespace file (nsfs_t): the module logs a notice
+#                         and goes on without a way back for a failed session.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,7 +34,7 @@ vm_copy "$VM_LIBDIR/security/pam_selinux.so"
 pol=$VM_CACHE/root
 vm_copy_tree "$pol/etc/selinux/default" /etc/selinux/default
 printf 'SELINUX=%s\nSELINUXTYPE=default\n' \
-	"$([[ ${NS_VM_ENFORCING:-0} == 1 ]] && echo enforcing || echo permissive)" \
+	"$([[ ${NS_VM_ENFORCING:-1} == 1 ]] && echo enforcing || echo permissive)" \
 	>"$VM_ROOT/etc/selinux/config"
 for t in sbin/load_policy sbin/setfiles; do
 	vm_copy "$pol/$t" "/usr/$t"
@@ -52,4 +52,4 @@ vm_step 05-load-policy "$here/guest/selinux_load.sh"
 vm_copy "$here/guest/selinux.sh" /vm/selinux.sh
 printf '#!/bin/sh\nexec runcon system_u:system_r:getty_t:s0 /vm/selinux.sh\n' >"$VM_WORK/step"
 vm_step 20-selinux "$VM_WORK/step"
-vm_boot security=selinux selinux=1 "enforcing=${NS_VM_ENFORCING:-0}"
+vm_boot security=selinux selinux=1 "enforcing=${NS_VM_ENFORCING:-1}"

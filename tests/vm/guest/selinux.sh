@@ -74,9 +74,11 @@ at_range() {
 	echo "$(echo "$1" | cut -d : -f 1-3):$(echo "$2" | cut -d : -f 4-)"
 }
 
-# The session's command.
+# The session's command. Its listing of /tmp leaves out namespace.init's
+# record: in enforcing mode the script, in local_login_t, may not be allowed
+# to write into every instance (it is checked where it can, below).
 # shellcheck disable=SC2016 # expanded in the session
-show='{ cat /proc/self/attr/current; echo; ls -A /tmp | grep -vx .seen; } >/tmp/.seen
+show='{ cat /proc/self/attr/current; echo; ls -A /tmp | grep -vx -e .seen -e .init-context; } >/tmp/.seen
 echo "$PAM_MARK" >/tmp/mark'
 
 # session [DRIVER-OPTIONS] SERVICE USER: a session opened by a login
@@ -106,8 +108,7 @@ m=$(member "$u_alice")
 inst="/tmp/tmp-inst/${m}_alice"
 session --env PAM_MARK=alice-default sel-default alice
 note "instance $inst: $(label "$inst")"
-assert_eq "$login
-.init-context" "$(seen "$inst")" "the command's context, and alice's /tmp"
+assert_eq "$login" "$(seen "$inst")" "the command's context, and alice's /tmp"
 assert_eq "$m" "$(label "$inst")" "the label of alice's instance"
 assert_eq alice-default "$(cat "$inst/mark")" "the mark alice's session left in her /tmp"
 assert_no_file /tmp/mark "alice's mark in the real /tmp"
@@ -116,7 +117,6 @@ note "instance parent /tmp/tmp-inst: $(label /tmp/tmp-inst), $(stat -c '%A %U' /
 note "context: alice's context set by pam_selinux: the same context, the same instance"
 session --env PAM_MARK=alice-login sel-login alice
 assert_eq "$u_alice
-.init-context
 mark" "$(seen "$inst")" "the context alice's command ran in, and her /tmp"
 assert_eq alice-login "$(cat "$inst/mark")" "the mark in her instance"
 init_con=$(cat "$inst/.init-context") || fail "namespace.init did not run"
@@ -128,8 +128,7 @@ u_bob=staff_u:staff_r:staff_t:s0-s0:c0.c1023
 m_bob=$(member "$u_bob")
 session --env PAM_MARK=bob-login sel-login bob
 note "instance /tmp/tmp-inst/${m_bob}_bob: $(label "/tmp/tmp-inst/${m_bob}_bob")"
-assert_eq "$u_bob
-.init-context" "$(seen "/tmp/tmp-inst/${m_bob}_bob")" "bob's context, and his /tmp"
+assert_eq "$u_bob" "$(seen "/tmp/tmp-inst/${m_bob}_bob")" "bob's context, and his /tmp"
 assert_eq bob-login "$(cat "/tmp/tmp-inst/${m_bob}_bob/mark")" "bob's mark in his instance"
 assert_eq "$m_bob" "$(label "/tmp/tmp-inst/${m_bob}_bob")" "the label of bob's instance"
 
@@ -141,8 +140,7 @@ runcon "$cur" pam_driver --env PAM_MARK=alice-current sel-current alice -- sh -c
 	>/run/driver.log 2>&1 || fail "pam_driver under runcon $cur: status $?: $(cat /run/driver.log)"
 note "instance $inst_cur: $(label "$inst_cur")"
 assert_ne "$m" "$m_cur" "the member contexts of alice's two contexts"
-assert_eq "$cur
-.init-context" "$(seen "$inst_cur")" "alice's context and /tmp under runcon"
+assert_eq "$cur" "$(seen "$inst_cur")" "alice's context and /tmp under runcon"
 assert_eq alice-current "$(cat "$inst_cur/mark")" "the mark in her other instance"
 assert_eq "$m_cur" "$(label "$inst_cur")" "the label of that instance"
 
@@ -181,8 +179,7 @@ for lv in s0:c1 s0:c2; do
 	session --env SELINUX_LEVEL_REQUESTED=$lv --env "PAM_MARK=bob-$lv" sel-login bob
 	i=$(level_instance ":${lv}_bob") || exit 1
 	ucon=staff_u:staff_r:staff_t:$lv
-	assert_eq "$ucon
-.init-context" "$(seen "$i")" "bob's context at $lv, and his /tmp"
+	assert_eq "$ucon" "$(seen "$i")" "bob's context at $lv, and his /tmp"
 	check_level_instance "$i" "$ucon" _bob
 	assert_eq "bob-$lv" "$(cat "$i/mark")" "bob's mark at $lv"
 done
@@ -195,7 +192,6 @@ check_level_instance "$shared" staff_u:staff_r:staff_t:s0:c1 ""
 assert_eq bob-shared "$(cat "$shared/mark")" "the shared instance at s0:c1"
 session --env SELINUX_LEVEL_REQUESTED=s0:c1 --env PAM_MARK=carol-shared sel-login carol
 assert_eq "staff_u:staff_r:staff_t:s0:c1
-.init-context
 mark" "$(seen "$shared")" "carol at s0:c1, and bob's mark in her /tmp"
 assert_eq carol-shared "$(cat "$shared/mark")" "carol's mark in the shared instance"
 
