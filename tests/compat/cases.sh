@@ -205,7 +205,7 @@ c_user_basic() {
 
 c_user_two_users() {
 	usual_conf
-	as alice 'echo a >/tmp/f; ls -l /tmp | tail -n +2 | cut -d" " -f1,3,4,9'
+	as alice 'echo a >/tmp/f; stat -c "%A %U %G %n" /tmp/*'
 	as bob 'ls -A /tmp; echo b >/tmp/g'
 	as alice 'cat /tmp/f; ls -A /tmp'
 	host_state

@@ -147,10 +147,22 @@ split_cases() {
 split_cases "$out/ours.out" "$out/ours"
 split_cases "$out/linux-pam.out" "$out/linux-pam"
 
-n=0 same=0 differ=0 failed=0
+# Under valgrind (our side only), cases whose outcome valgrind itself
+# changes: it checks an executable's mode before the kernel does, by the
+# owner's bits for root too, and so refuses a script only its group may run.
+declare -A not_under_valgrind=(
+	[init_group_executable]=1
+)
+
+n=0 same=0 differ=0 failed=0 skipped=0
 for f in "$out/ours"/*; do
 	c=${f##*/}
 	[[ $c != end ]] || continue
+	if [[ -n "${NS_DRIVER_VALGRIND:-}" && -n "${not_under_valgrind[$c]:-}" ]]; then
+		echo "skip: $c (under valgrind)"
+		skipped=$((skipped + 1))
+		continue
+	fi
 	n=$((n + 1))
 	if [[ ! -e "$out/linux-pam/$c" ]]; then
 		echo "FAIL: $c: no output from Linux-PAM's run" >&2
@@ -191,5 +203,7 @@ for f in "$out/ours"/*; do
 		diff "$f" "$out/linux-pam/$c" | sed 's/^/#   /' || true
 	fi
 done
-echo "# $n cases: $same as Linux-PAM, $differ deliberate differences, $failed failed"
+summary="# $n cases: $same as Linux-PAM, $differ deliberate differences, $failed failed"
+[[ $skipped == 0 ]] || summary+=", $skipped not compared under valgrind"
+echo "$summary"
 [[ $failed == 0 && $n -gt 0 ]]
