@@ -19,7 +19,11 @@ struct kn_features {
 	bool mount_setattr;
 };
 
-/* Probed once per process; a seccomp filter returning ENOSYS turns them off. */
+/*
+ * Probed once per process; a seccomp filter returning ENOSYS turns them off.
+ * For tests and tools that need the full answer: the module itself only
+ * uses kn_feature_try() below, which costs no system call.
+ */
 const struct kn_features *kn_features(void);
 /* For tests: pretend the newer calls are missing. */
 void kn_features_disable_all(void);
@@ -33,6 +37,7 @@ enum kn_feature {
 	KN_FEATURE_OPENAT2,
 	KN_FEATURE_OPEN_TREE,
 	KN_FEATURE_FSOPEN,
+	KN_FEATURE_MOUNT_SETATTR,
 	_KN_FEATURE_MAX,
 };
 bool kn_feature_try(enum kn_feature f);
