@@ -605,6 +605,9 @@ static int read_file(const char *path, bool trust_checks, struct ns_diag *diag, 
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* All that fstat announced: the read that would return 0 is saved. */
+		if (st.st_size > 0 && len == (size_t)st.st_size)
+			break;
 	}
 	buf[len] = '\0';
 	*ret = buf;
@@ -645,48 +648,68 @@ static int dropin_cmp(const void *a, const void *b)
 	return c ? c : (x->dir < y->dir ? -1 : x->dir > y->dir);
 }
 
+static int add_dropin(const char *dir, const char *name, struct dropin **list, size_t *n,
+		      size_t *cap)
+{
+	size_t l = strlen(name);
+
+	if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".conf") != 0)
+		return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct dropin *nl = realloc(*list, nc * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		*list = nl;
+		*cap = nc;
+	}
+	(*list)[*n].name = strdup(name);
+	(*list)[*n].dir = dir;
+	if (!(*list)[*n].name)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * getdents64() on the descriptor rather than fdopendir(), whose fstat and
+ * two fcntl calls every session would pay for a directory that is most
+ * often empty.
+ */
 static int list_dropins(const char *dir, struct dropin **list, size_t *n, size_t *cap)
 {
-	DIR *d;
-	struct dirent *de;
-	int fd;
+	union {
+		struct dirent64 align;
+		char bytes[4096];
+	} buf;
+	int fd, r = 0;
 
 	if (!dir)
 		return 0;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
+	for (;;) {
+		ssize_t got = getdents64(fd, buf.bytes, sizeof(buf.bytes));
 
-		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			struct dropin *nl = realloc(*list, nc * sizeof(*nl));
+		if (got < 0)
+			r = -errno;
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got && r == 0;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
 
-			if (!nl) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*list = nl;
-			*cap = nc;
+			r = add_dropin(dir, de->d_name, list, n, cap);
+			off += de->d_reclen;
 		}
-		(*list)[*n].name = strdup(de->d_name);
-		(*list)[*n].dir = dir;
-		if (!(*list)[*n].name) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		(*n)++;
+		if (r < 0)
+			break;
 	}
-	closedir(d);
-	return 0;
+	close(fd);
+	return r;
 }
 
 int ns_config_load(struct ns_config *cfg, const struct ns_config_paths *paths, unsigned flags,
