@@ -19,7 +19,11 @@ struct kn_features {
 	bool mount_setattr;
 };
 
-/* Probed once per process; a seccomp filter returning ENOSYS turns them off. */
+/*
+ * Probed once per process; a seccomp filter returning ENOSYS turns them off.
+ * For tests and tools that need the full answer: the module itself only
+ * uses kn_feature_try() below, which costs no system call.
+ */
 const struct kn_features *kn_features(void);
 /* For tests: pretend the newer calls are missing. */
 void kn_features_disable_all(void);
@@ -33,6 +37,7 @@ enum kn_feature {
 	KN_FEATURE_OPENAT2,
 	KN_FEATURE_OPEN_TREE,
 	KN_FEATURE_FSOPEN,
+	KN_FEATURE_MOUNT_SETATTR,
 	_KN_FEATURE_MAX,
 };
 bool kn_feature_try(enum kn_feature f);
@@ -92,6 +97,42 @@ int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted);
  * /tmp being fine; 0 if not; a negative errno if path cannot be resolved.
  */
 int kn_path_parents_safe(const char *path);
+
+/*
+ * A directory held during a series of walks, so that each need not open
+ * "/" and the components it shares with an earlier one again: its
+ * descriptor, its fstat, and whether it and every directory above it are
+ * trusted as kn_open_dir() says.
+ */
+struct kn_dir {
+	int fd;
+	struct stat st;
+	bool trusted;
+	bool parent_trusted; /* every directory above it */
+};
+#define KN_DIR_INIT                                                                                \
+	{                                                                                          \
+		.fd = -1                                                                           \
+	}
+/* "/" of the calling process, held; after an unshare or chroot, open it again. */
+int kn_dir_open_root(struct kn_dir *ret);
+/* fd (kept by the caller) with its fstat; trusted if parent_trusted and it is itself. */
+int kn_dir_from_fd(int fd, bool parent_trusted, struct kn_dir *ret);
+void kn_dir_close(struct kn_dir *d);
+
+/*
+ * kn_open_dir() and kn_open_parent() with the walk starting at root
+ * instead of a new open("/"), or, when path lies below base_path (whole
+ * components) and every directory above base is trusted, at base: the
+ * directory that walking base_path gave. Either way the walk takes the
+ * steps that the walk from "/" would take after those it saves; mounts
+ * made on directories below root or base meanwhile are crossed as by any
+ * lookup. Neither descriptor is closed.
+ */
+int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const char *base_path,
+		     const char *path, bool *ret_trusted);
+int kn_open_parent_from(const struct kn_dir *root, const char *path, const char **ret_name,
+			bool *ret_trusted);
 
 /* Open name under dirfd as a directory, never following a symlink. */
 int kn_open_child_dir(int dirfd, const char *name);

@@ -68,15 +68,14 @@ static int open_own_ns(void)
 		pidfd = syscall(SYS_pidfd_open, tid, 0);
 	if (pidfd < 0)
 		return open_own_ns_by_path();
+	/*
+	 * Close-on-exec without asking: every kernel with this ioctl (6.11
+	 * on) opens the namespace with open_namespace(), always O_CLOEXEC.
+	 */
 	fd = ioctl((int)pidfd, KN_PIDFD_GET_MNT_NAMESPACE, 0);
 	close((int)pidfd);
 	if (fd < 0)
 		return open_own_ns_by_path();
-	/* The kernel opens it close-on-exec; make sure on any version. */
-	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-		close(fd);
-		return open_own_ns_by_path();
-	}
 	return fd;
 }
 
@@ -111,7 +110,8 @@ fail:;
  * systemd makes it) our binds would appear in the caller's namespace.
  * Slave keeps mounts flowing in (new media) but never out. Both calls
  * change every mount below / and fail with EINVAL where / is not a mount
- * (a chroot into a plain directory): then nothing is changed.
+ * (a chroot into a plain directory): then nothing is changed. mount_setattr
+ * is tried without a probe: only its ENOSYS sends us to mount(2).
  */
 int kn_ns_enter_new(enum kn_propagation prop)
 {
@@ -120,11 +120,13 @@ int kn_ns_enter_new(enum kn_propagation prop)
 
 	if (unshare(CLONE_NEWNS) < 0)
 		return -errno;
-	if (kn_features()->mount_setattr) {
+	if (kn_feature_try(KN_FEATURE_MOUNT_SETATTR)) {
 		if (syscall(SYS_mount_setattr, AT_FDCWD, "/", KN_AT_RECURSIVE, &attr,
-			    sizeof(attr)) < 0)
+			    sizeof(attr)) == 0)
+			return 0;
+		if (errno != ENOSYS)
 			return -errno;
-		return 0;
+		kn_feature_lost(KN_FEATURE_MOUNT_SETATTR);
 	}
 	if (mount(NULL, "/", NULL, MS_REC | type, NULL) < 0)
 		return -errno;

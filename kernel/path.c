@@ -157,15 +157,49 @@ static char *link_splice(const char *target, const char *rest)
 	return s;
 }
 
-static int walk(const char *path, bool allow_sticky, bool *ret_trusted)
+int kn_dir_open_root(struct kn_dir *ret)
+{
+	struct kn_dir d = KN_DIR_INIT;
+
+	d.fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (d.fd < 0)
+		return -errno;
+	if (fstat(d.fd, &d.st) < 0) {
+		int r = -errno;
+
+		close(d.fd);
+		return r;
+	}
+	d.trusted = st_trusted(&d.st, false);
+	d.parent_trusted = true;
+	*ret = d;
+	return 0;
+}
+
+void kn_dir_close(struct kn_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	*d = (struct kn_dir)KN_DIR_INIT;
+}
+
+/*
+ * The walk starts at "/", or at root where the caller holds it (the same
+ * directory: a mount made later on a directory below it is crossed like by
+ * any lookup from "/"), or at base, a directory the same walk reached
+ * earlier for a prefix of the path (so path is then relative to it). A
+ * held descriptor is never closed here.
+ */
+static int walk(const struct kn_dir *root, const struct kn_dir *base, const char *path,
+		bool allow_sticky, bool *ret_trusted)
 {
 	char *todo = NULL, *next;
 	const char *p;
 	struct stat cur;
 	int fd, r, links = 0;
-	bool trusted;
+	bool trusted, own;
 
-	if (!path || path[0] != '/')
+	if (!path || (!base && path[0] != '/'))
 		return -EINVAL;
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
@@ -173,20 +207,36 @@ static int walk(const char *path, bool allow_sticky, bool *ret_trusted)
 	if (!todo)
 		return -ENOMEM;
 
-restart:
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
+	if (base) {
+		fd = base->fd;
+		own = false;
+		cur = base->st;
+		trusted = base->trusted;
+		p = todo;
+		goto walk;
 	}
-	/* cur: the fstat of fd for as long as the walk is trusted and one step after. */
-	if (fstat(fd, &cur) < 0) {
-		r = -errno;
-		goto out_fd;
+restart:
+	if (root) {
+		fd = root->fd;
+		own = false;
+		cur = root->st;
+	} else {
+		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			goto out;
+		}
+		own = true;
+		/* cur: the fstat of fd for as long as the walk is trusted and one step after. */
+		if (fstat(fd, &cur) < 0) {
+			r = -errno;
+			goto out_fd;
+		}
 	}
 	trusted = st_trusted(&cur, allow_sticky);
 	p = todo;
 
+walk:
 	for (;;) {
 		char name[NAME_MAX + 1];
 		size_t len;
@@ -209,8 +259,10 @@ restart:
 				r = nfd;
 				goto out_fd;
 			}
-			close(fd);
+			if (own)
+				close(fd);
 			fd = nfd;
+			own = true;
 			break;
 		}
 		len = strcspn(p, "/");
@@ -264,7 +316,8 @@ restart:
 			free(todo);
 			todo = next;
 			if (todo[0] == '/') {
-				close(fd);
+				if (own)
+					close(fd);
 				goto restart;
 			}
 			p = todo;
@@ -274,8 +327,10 @@ restart:
 			r = nfd;
 			goto out_fd;
 		}
-		close(fd);
+		if (own)
+			close(fd);
 		fd = nfd;
+		own = true;
 		if (trusted) {
 			if (fstat(fd, &cur) < 0) {
 				r = -errno;
@@ -285,13 +340,22 @@ restart:
 		}
 	}
 
+	/* Nothing walked beyond a held directory: the caller gets a descriptor of its own. */
+	if (!own) {
+		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0) {
+			r = -errno;
+			goto out;
+		}
+	}
 	if (ret_trusted)
 		*ret_trusted = trusted;
 	free(todo);
 	return fd;
 
 out_fd:
-	close(fd);
+	if (own)
+		close(fd);
 out:
 	free(todo);
 	return r;
@@ -299,12 +363,27 @@ out:
 
 int kn_open_dir(const char *path, bool *ret_trusted)
 {
-	return walk(path, false, ret_trusted);
+	return walk(NULL, NULL, path, false, ret_trusted);
+}
+
+int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const char *base_path,
+		     const char *path, bool *ret_trusted)
+{
+	/*
+	 * Below an untrusted directory the walk from "/" resolves the rest
+	 * from the first such directory, as its owner: base must be it or above.
+	 */
+	size_t n = base && base_path && base->parent_trusted ? strlen(base_path) : 0;
+
+	if (n > 0 && path && strncmp(path, base_path, n) == 0 &&
+	    (path[n] == '/' || path[n] == '\0'))
+		return walk(root, base, path + n, false, ret_trusted);
+	return walk(root, NULL, path, false, ret_trusted);
 }
 
 /* The parent of path, walked as walk() does; *ret_name points into path. */
-static int open_parent(const char *path, bool allow_sticky, const char **ret_name,
-		       bool *ret_trusted)
+static int open_parent(const struct kn_dir *root, const char *path, bool allow_sticky,
+		       const char **ret_name, bool *ret_trusted)
 {
 	const char *slash, *name;
 	char *dir;
@@ -319,7 +398,7 @@ static int open_parent(const char *path, bool allow_sticky, const char **ret_nam
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(dir, allow_sticky, ret_trusted);
+	fd = walk(root, NULL, dir, allow_sticky, ret_trusted);
 	free(dir);
 	if (fd >= 0)
 		*ret_name = name;
@@ -328,7 +407,24 @@ static int open_parent(const char *path, bool allow_sticky, const char **ret_nam
 
 int kn_open_parent(const char *path, const char **ret_name, bool *ret_trusted)
 {
-	return open_parent(path, false, ret_name, ret_trusted);
+	return open_parent(NULL, path, false, ret_name, ret_trusted);
+}
+
+int kn_open_parent_from(const struct kn_dir *root, const char *path, const char **ret_name,
+			bool *ret_trusted)
+{
+	return open_parent(root, path, false, ret_name, ret_trusted);
+}
+
+int kn_dir_from_fd(int fd, bool parent_trusted, struct kn_dir *ret)
+{
+	struct kn_dir d = {.fd = fd, .parent_trusted = parent_trusted};
+
+	if (fstat(fd, &d.st) < 0)
+		return -errno;
+	d.trusted = parent_trusted && st_trusted(&d.st, false);
+	*ret = d;
+	return 0;
 }
 
 int kn_path_parents_safe(const char *path)
@@ -343,7 +439,7 @@ int kn_path_parents_safe(const char *path)
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(dir, true, &trusted);
+	fd = walk(NULL, NULL, dir, true, &trusted);
 	free(dir);
 	if (fd < 0)
 		return fd;
@@ -449,7 +545,7 @@ int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st)
 	for (int links = 0;; links++) {
 		ssize_t n;
 
-		pfd = open_parent(cur, true, &name, &trusted);
+		pfd = open_parent(NULL, cur, true, &name, &trusted);
 		if (pfd < 0) {
 			r = pfd;
 			goto fail;

@@ -65,6 +65,8 @@ static bool probed_value(enum kn_feature f)
 		return features.open_tree;
 	case KN_FEATURE_FSOPEN:
 		return features.fsopen;
+	case KN_FEATURE_MOUNT_SETATTR:
+		return features.mount_setattr;
 	default:
 		return false;
 	}

@@ -43,6 +43,7 @@ struct ctx {
 	struct made *made;
 	size_t n_made;
 	struct ns_session sess;
+	struct kn_dir root; /* "/" in the new namespace, where every walk starts */
 };
 
 static int fail_at(struct ctx *c, const struct ns_plan_entry *e, const char *what, const char *path,
@@ -113,24 +114,37 @@ static char *strdupf(const char *fmt, ...)
  * root-owned symlink in a directory only root can write is the
  * administrator's and is followed, as every component above it would be
  * (Linux-PAM does the same); anywhere else a symlink is refused.
+ * *ret_base_ok: the polydir is the directory that walking its own path
+ * gives (no symlink followed at its end), so walks below it may start there.
  */
-static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
+static int open_polydir(struct ctx *c, const struct ns_plan_entry *e, bool *ret_parent_trusted,
+			bool *ret_base_ok)
 {
-	const char *name;
-	bool trusted = false;
-	int pfd, fd;
+	const char *name = strrchr(e->polydir, '/');
+	bool trusted = c->root.trusted;
+	/* A polydir right under "/" (/tmp) has the root held for its parent. */
+	bool own = name != e->polydir;
+	int pfd = c->root.fd, fd;
 
-	pfd = kn_open_parent(e->polydir, &name, &trusted);
+	*ret_base_ok = false;
+	if (own)
+		pfd = kn_open_parent_from(&c->root, e->polydir, &name, &trusted);
+	else
+		name++;
 	if (pfd < 0)
 		return fail_at(c, e, "opening the parent of polydir", e->polydir, pfd, NULL);
+	*ret_parent_trusted = trusted;
 	fd = kn_open_child_dir(pfd, name);
+	if (fd >= 0)
+		*ret_base_ok = true;
 	if (fd == -ELOOP && trusted)
-		fd = kn_open_dir(e->polydir, NULL);
+		fd = kn_open_dir_from(&c->root, NULL, NULL, e->polydir, NULL);
 	if (fd == -ENOENT && e->create_polydir) {
 		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
 		if (fd >= 0) {
 			int k = remember_made(c, pfd, name);
 
+			*ret_base_ok = true;
 			if (k == 0)
 				k = ns_selinux_label_new_dir(fd, e->polydir);
 
@@ -140,11 +154,13 @@ static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
 			}
 		}
 		if (fd < 0) {
-			close(pfd);
+			if (own)
+				close(pfd);
 			return fail_at(c, e, "creating polydir", e->polydir, fd, NULL);
 		}
 	}
-	close(pfd);
+	if (own)
+		close(pfd);
 	if (fd < 0)
 		return fail_at(c, e,
 			       fd == -ELOOP ? "polydir is a symbolic link" : "opening polydir",
@@ -152,16 +168,21 @@ static int open_polydir(struct ctx *c, const struct ns_plan_entry *e)
 	return fd;
 }
 
-/* SPEC 4: the parent must exist or be one mkdir away, root-owned mode 000. */
-static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e)
+/*
+ * SPEC 4: the parent must exist or be one mkdir away, root-owned mode 000.
+ * poly: the polydir, where the walk starts when the parent lies below it
+ * (NULL: from "/").
+ */
+static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e,
+				const struct kn_dir *poly)
 {
 	struct stat st;
 	int fd;
 
-	fd = kn_open_dir(e->instance_parent, NULL);
+	fd = kn_open_dir_from(&c->root, poly, e->polydir, e->instance_parent, NULL);
 	if (fd == -ENOENT) {
 		const char *name;
-		int gfd = kn_open_parent(e->instance_parent, &name, NULL);
+		int gfd = kn_open_parent_from(&c->root, e->instance_parent, &name, NULL);
 
 		if (gfd < 0)
 			return fail_at(c, e, "opening the parent of the instance parent",
@@ -169,7 +190,7 @@ static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e)
 		fd = kn_mkdir_child(gfd, name, 0, 0, 0);
 		close(gfd);
 		if (fd == -EEXIST)
-			fd = kn_open_dir(e->instance_parent, NULL);
+			fd = kn_open_dir_from(&c->root, poly, e->polydir, e->instance_parent, NULL);
 		if (fd < 0)
 			return fail_at(c, e, "creating the instance parent", e->instance_parent, fd,
 				       NULL);
@@ -255,13 +276,15 @@ static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *na
  * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
  * $HOME one owned by the user.
  */
-static int open_instance(struct ctx *c, const struct ns_plan_entry *e, int poly_fd,
-			 const struct stat *poly, bool *ret_new, char **ret_path)
+static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const struct kn_dir *polyd,
+			 bool base_ok, bool *ret_new, char **ret_path)
 {
+	const struct stat *poly = &polyd->st;
+	int poly_fd = polyd->fd;
 	char *name = NULL;
 	int pfd, fd, k;
 
-	pfd = open_instance_parent(c, e);
+	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL);
 	if (pfd < 0)
 		return pfd;
 
@@ -550,16 +573,22 @@ static int add_polydir(struct ctx *c, const char *polydir)
 
 static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 {
-	struct stat poly;
+	struct kn_dir poly;
 	char *instance = NULL;
-	bool created = false;
+	bool created = false, parent_trusted = false, base_ok;
 	int pfd, ifd, k;
 
-	pfd = open_polydir(c, e);
+	if (c->root.fd < 0) {
+		k = kn_dir_open_root(&c->root);
+		if (k < 0)
+			return fail_at(c, e, "opening", "/", k, NULL);
+	}
+	pfd = open_polydir(c, e, &parent_trusted, &base_ok);
 	if (pfd < 0)
 		return pfd;
-	if (fstat(pfd, &poly) < 0) {
-		k = fail_at(c, e, "opening polydir", e->polydir, -errno, NULL);
+	k = kn_dir_from_fd(pfd, parent_trusted, &poly);
+	if (k < 0) {
+		k = fail_at(c, e, "opening polydir", e->polydir, k, NULL);
 		goto out;
 	}
 
@@ -572,7 +601,7 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 		created = true;
 		instance = strdup("tmpfs");
 	} else {
-		ifd = open_instance(c, e, pfd, &poly, &created, &instance);
+		ifd = open_instance(c, e, &poly, base_ok, &created, &instance);
 		if (ifd < 0) {
 			k = ifd;
 			goto out;
@@ -657,7 +686,11 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata)
 {
 	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
-	struct ctx c = {.opts = opts, .fail = fail, .log = log, .log_userdata = log_userdata};
+	struct ctx c = {.opts = opts,
+			.fail = fail,
+			.log = log,
+			.log_userdata = log_userdata,
+			.root = KN_DIR_INIT};
 	int r;
 
 	*fail = (struct ns_failure){0};
@@ -705,6 +738,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	}
 	rechdir(plan);
 	undo_made(&c, false);
+	kn_dir_close(&c.root);
 	kn_ns_saved_close(&saved);
 	*sess = c.sess;
 	return 0;
@@ -725,6 +759,7 @@ rollback:
 		(void)kn_remove_tree(c.sess.tmpdirs[i].parent_fd, c.sess.tmpdirs[i].name);
 	undo_made(&c, true);
 	ns_session_free(&c.sess);
+	kn_dir_close(&c.root);
 	kn_ns_saved_close(&saved);
 	return r;
 }

@@ -479,11 +479,47 @@ int ns_config_parse_text(struct ns_config *cfg, const char *file, const char *te
 }
 
 /*
+ * The directories one load has checked already: each was checked with all
+ * those above it, so the next file's check stops at the first one found
+ * (namespace.d's files share /etc/security, /etc and / with namespace.conf).
+ */
+struct checked_dirs {
+	char *dirs[8];
+	size_t n;
+};
+
+static bool dir_checked(const struct checked_dirs *cd, const char *dir)
+{
+	for (size_t i = 0; i < cd->n; i++)
+		if (strcmp(cd->dirs[i], dir) == 0)
+			return true;
+	return false;
+}
+
+static void dir_mark_checked(struct checked_dirs *cd, const char *dir)
+{
+	char *copy;
+
+	if (cd->n == sizeof(cd->dirs) / sizeof(cd->dirs[0]))
+		return;
+	copy = strdup(dir);
+	if (copy)
+		cd->dirs[cd->n++] = copy;
+}
+
+static void checked_dirs_free(struct checked_dirs *cd)
+{
+	for (size_t i = 0; i < cd->n; i++)
+		free(cd->dirs[i]);
+	cd->n = 0;
+}
+
+/*
  * SPEC 1, like sshd's StrictModes: the file and every directory above it
  * must be root-owned and writable by nobody else (a root-owned sticky
  * directory is fine), or anyone who can write them can take over logins.
  */
-static int check_dirs_trusted(const char *file, struct ns_diag *diag)
+static int check_dirs_trusted(const char *file, struct checked_dirs *cd, struct ns_diag *diag)
 {
 	char *dir = strdup(file), *slash;
 	int r = 0;
@@ -497,6 +533,8 @@ static int check_dirs_trusted(const char *file, struct ns_diag *diag)
 			slash[1] = '\0';
 		else
 			*slash = '\0';
+		if (dir_checked(cd, dir))
+			break;
 		if (stat(dir, &st) < 0) {
 			r = -errno;
 			ns_diag_report(diag, NS_ERROR, dir, 0, 0, "cannot check directory: %s",
@@ -513,6 +551,8 @@ static int check_dirs_trusted(const char *file, struct ns_diag *diag)
 			r = -EPERM;
 			break;
 		}
+		/* A failure above it fails the whole load, so it can be marked now. */
+		dir_mark_checked(cd, dir);
 		if (strcmp(dir, "/") == 0)
 			break;
 	}
@@ -520,9 +560,12 @@ static int check_dirs_trusted(const char *file, struct ns_diag *diag)
 	return r;
 }
 
-/* Read one file; -ENOENT is returned unreported so callers can fall back. */
-static int read_file(const char *path, bool trust_checks, struct ns_diag *diag, char **ret,
-		     size_t *ret_len)
+/*
+ * Read one file; -ENOENT is returned unreported so callers can fall back.
+ * With trust_checks, the file and its directories are checked (SPEC 1).
+ */
+static int read_file(const char *path, struct checked_dirs *trust_checks, struct ns_diag *diag,
+		     char **ret, size_t *ret_len)
 {
 	struct stat st;
 	char *buf = NULL;
@@ -557,7 +600,7 @@ static int read_file(const char *path, bool trust_checks, struct ns_diag *diag, 
 		goto out;
 	}
 	if (trust_checks) {
-		r = check_dirs_trusted(path, diag);
+		r = check_dirs_trusted(path, trust_checks, diag);
 		if (r < 0)
 			goto out;
 	}
@@ -605,6 +648,9 @@ static int read_file(const char *path, bool trust_checks, struct ns_diag *diag, 
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* All that fstat announced: the read that would return 0 is saved. */
+		if (st.st_size > 0 && len == (size_t)st.st_size)
+			break;
 	}
 	buf[len] = '\0';
 	*ret = buf;
@@ -618,7 +664,7 @@ out:
 }
 
 static int load_file(struct ns_config *cfg, const char *path, const char *conf_d, unsigned flags,
-		     bool trust_checks, struct ns_diag *diag)
+		     struct checked_dirs *trust_checks, struct ns_diag *diag)
 {
 	char *text;
 	size_t len;
@@ -645,48 +691,68 @@ static int dropin_cmp(const void *a, const void *b)
 	return c ? c : (x->dir < y->dir ? -1 : x->dir > y->dir);
 }
 
+static int add_dropin(const char *dir, const char *name, struct dropin **list, size_t *n,
+		      size_t *cap)
+{
+	size_t l = strlen(name);
+
+	if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".conf") != 0)
+		return 0;
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		struct dropin *nl = realloc(*list, nc * sizeof(*nl));
+
+		if (!nl)
+			return -ENOMEM;
+		*list = nl;
+		*cap = nc;
+	}
+	(*list)[*n].name = strdup(name);
+	(*list)[*n].dir = dir;
+	if (!(*list)[*n].name)
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * getdents64() on the descriptor rather than fdopendir(), whose fstat and
+ * two fcntl calls every session would pay for a directory that is most
+ * often empty.
+ */
 static int list_dropins(const char *dir, struct dropin **list, size_t *n, size_t *cap)
 {
-	DIR *d;
-	struct dirent *de;
-	int fd;
+	union {
+		struct dirent64 align;
+		char bytes[4096];
+	} buf;
+	int fd, r = 0;
 
 	if (!dir)
 		return 0;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
-	while ((de = readdir(d))) {
-		size_t l = strlen(de->d_name);
+	for (;;) {
+		ssize_t got = getdents64(fd, buf.bytes, sizeof(buf.bytes));
 
-		if (de->d_name[0] == '.' || l <= 5 || strcmp(de->d_name + l - 5, ".conf") != 0)
+		if (got < 0 && errno == EINTR)
 			continue;
-		if (*n == *cap) {
-			size_t nc = *cap ? *cap * 2 : 8;
-			struct dropin *nl = realloc(*list, nc * sizeof(*nl));
+		if (got < 0)
+			r = -errno;
+		if (got <= 0)
+			break;
+		for (ssize_t off = 0; off < got && r == 0;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
 
-			if (!nl) {
-				closedir(d);
-				return -ENOMEM;
-			}
-			*list = nl;
-			*cap = nc;
+			r = add_dropin(dir, de->d_name, list, n, cap);
+			off += de->d_reclen;
 		}
-		(*list)[*n].name = strdup(de->d_name);
-		(*list)[*n].dir = dir;
-		if (!(*list)[*n].name) {
-			closedir(d);
-			return -ENOMEM;
-		}
-		(*n)++;
+		if (r < 0)
+			break;
 	}
-	closedir(d);
-	return 0;
+	close(fd);
+	return r;
 }
 
 int ns_config_load(struct ns_config *cfg, const struct ns_config_paths *paths, unsigned flags,
@@ -701,7 +767,8 @@ int ns_config_load(struct ns_config *cfg, const struct ns_config_paths *paths, u
 	const char *vendor_d = paths->no_vendor	 ? NULL
 			       : paths->vendor_d ? paths->vendor_d
 						 : NS_VENDOR_DIR "/namespace.d";
-	bool trust = !paths->skip_trust_checks;
+	struct checked_dirs checked = {0};
+	struct checked_dirs *trust = paths->skip_trust_checks ? NULL : &checked;
 	struct ns_config c = {0};
 	struct dropin *list = NULL;
 	size_t n = 0, cap = 0;
@@ -757,6 +824,7 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(list[i].name);
 	free(list);
+	checked_dirs_free(&checked);
 	if (r < 0) {
 		ns_config_free(&c);
 		return r;

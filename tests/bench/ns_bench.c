@@ -4,7 +4,13 @@
  * session needs ("the floor"), side by side, interleaved in rounds.
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
- *            [--only SCENARIO]... [--strict]
+ *            [--only SCENARIO]... [--strict] [--baseline MODULE]
+ *
+ * --baseline adds scenario "baseline": the noinit sessions of this module
+ * and of another build of it (an older commit, say) interleaved in the same
+ * rounds, so that a change is measured under the same load. MODULE must
+ * lie where the sandbox keeps the host's files (not /tmp, /var/tmp, /home,
+ * /run).
  *
  * Exit status 1 when a session fails, or a target that is no timing (no
  * fork when no script applies) is missed; with --strict, any target.
@@ -90,7 +96,7 @@ struct target {
 };
 
 static struct {
-	const char *ours, *lpam;
+	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
 	bool smoke, strict;
 	const char *only[16];
@@ -586,6 +592,10 @@ static void write_services(void)
 	write_file("/etc/pam.d/ns-bench-ours-cd", 0644, line);
 	snprintf(line, sizeof(line), "session required %s\n", opt.lpam);
 	write_file("/etc/pam.d/ns-bench-lpam", 0644, line);
+	if (opt.baseline) {
+		snprintf(line, sizeof(line), "session required %s\n", opt.baseline);
+		write_file("/etc/pam.d/ns-bench-baseline", 0644, line);
+	}
 	write_file("/etc/pam.d/ns-bench-permit", 0644, "session required pam_permit.so\n");
 }
 
@@ -694,6 +704,35 @@ static void scenario_noinit(void)
 		   "no script applies (noinit; no namespace.init): sessions forking");
 	targets[n_targets - 1].exact = true;
 	free_contestants(cs, 7);
+}
+
+/* This module against --baseline: the same noinit sessions, in the same rounds. */
+static void scenario_baseline(void)
+{
+	struct contestant cs[] = {
+		pam_contestant("ours", "ns-bench-ours", "alice"),
+		pam_contestant("baseline", "ns-bench-baseline", "alice"),
+		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
+		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
+		pam_contestant("ours, no audit", "ns-bench-ours", "alice"),
+		pam_contestant("baseline, no audit", "ns-bench-baseline", "alice"),
+	};
+
+	if (!opt.baseline)
+		return;
+	cs[4].no_audit = cs[5].no_audit = true;
+	set_conf("/etc/security/namespace.conf", conf_noinit);
+	run_rounds(cs, 6);
+	print_table("baseline: noinit, this module and --baseline", cs, 6);
+	printf("  open+close: ours / Linux-PAM %.2fx, baseline / Linux-PAM %.2fx; ours / floor "
+	       "%.2fx, baseline / floor %.2fx; ours / baseline %.2fx\n",
+	       median_oc(&cs[0]) / median_oc(&cs[2]), median_oc(&cs[1]) / median_oc(&cs[2]),
+	       median_oc(&cs[0]) / median_oc(&cs[3]), median_oc(&cs[1]) / median_oc(&cs[3]),
+	       median_oc(&cs[0]) / median_oc(&cs[1]));
+	printf("  no audit: ours / floor %.2fx, baseline / floor %.2fx; ours / baseline %.2fx\n",
+	       median_oc(&cs[4]) / median_oc(&cs[3]), median_oc(&cs[5]) / median_oc(&cs[3]),
+	       median_oc(&cs[4]) / median_oc(&cs[5]));
+	free_contestants(cs, 6);
 }
 
 static void scenario_init(void)
@@ -929,14 +968,14 @@ static const struct {
 	{"noinit", scenario_noinit},	   {"init", scenario_init},
 	{"tmpfs", scenario_tmpfs},	   {"mounts", scenario_mounts},
 	{"instances", scenario_instances}, {"config", scenario_config},
-	{"parallel", scenario_parallel},
+	{"parallel", scenario_parallel},   {"baseline", scenario_baseline},
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
-		   "                [--only SCENARIO]... [--strict]\n"
-		   "scenarios: noinit init tmpfs mounts instances config parallel\n");
+		   "                [--only SCENARIO]... [--strict] [--baseline MODULE]\n"
+		   "scenarios: noinit init tmpfs mounts instances config parallel baseline\n");
 }
 
 int main(int argc, char **argv)
@@ -948,6 +987,7 @@ int main(int argc, char **argv)
 		{"smoke", no_argument, NULL, 's'},
 		{"only", required_argument, NULL, 'O'},
 		{"strict", no_argument, NULL, 'S'},
+		{"baseline", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -975,6 +1015,9 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			opt.strict = true;
+			break;
+		case 'b':
+			opt.baseline = optarg;
 			break;
 		case 'h':
 			usage(stdout);
