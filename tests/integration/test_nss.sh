@@ -12,7 +12,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/sandbox.sh"
 sandbox_enter "$@"
 [[ -x "$NS_DRIVER" ]] || skip "no PAM driver at $NS_DRIVER"
-NSS_LIB=$(ldconfig -p | awk '$1 == "libnss_wrapper.so" { print $NF; exit }')
+# (awk reads to the end: leaving early would kill ldconfig with SIGPIPE,
+# which pipefail turns into a failure)
+NSS_LIB=$(ldconfig -p | awk '$1 == "libnss_wrapper.so" && !lib { lib = $NF } END { print lib }')
 [[ -n "$NSS_LIB" ]] || skip "libnss_wrapper.so is not installed (libnss-wrapper)"
 
 # What "passwd: files sss" answers: the local files, then the directory's
