@@ -745,18 +745,19 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 rollback:
 	/* Back to the caller's namespace first: the new one dies with its mounts. */
-	if (saved.ns_fd >= 0) {
-		if (kn_ns_restore(&saved) < 0 && fail->detail == NULL)
-			fail->detail =
-				strdupf("and could not return to the original mount namespace: %s",
-					strerror(errno));
-	} else {
-		/* No way back: the caller stays here, without the session's mounts. */
-		for (size_t i = c.sess.n_polydirs; i-- > 0;)
-			(void)kn_umount_path(c.sess.polydirs[i]);
+	if (saved.ns_fd >= 0 && kn_ns_restore(&saved) < 0 && fail->detail == NULL)
+		fail->detail = strdupf("and could not return to the original mount namespace: %s",
+				       strerror(errno));
+	/*
+	 * Then what a close would undo: the tmpdir instances, and with no way
+	 * back the session's mounts too, since the caller stays here.
+	 */
+	{
+		struct ns_failure ignored;
+
+		(void)ns_session_close(&c.sess, saved.ns_fd < 0, &ignored);
+		ns_failure_free(&ignored);
 	}
-	for (size_t i = 0; i < c.sess.n_tmpdirs; i++)
-		(void)kn_remove_tree(c.sess.tmpdirs[i].parent_fd, c.sess.tmpdirs[i].name);
 	undo_made(&c, true);
 	ns_session_free(&c.sess);
 	kn_dir_close(&c.root);

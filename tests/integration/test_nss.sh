@@ -131,9 +131,9 @@ assert_eq "who" "$out" "dave, not excluded"
 
 sb_note "su - of an NSS-only user (root's su honours the preload)"
 sandbox_conf '/tmp /tmp/tmp-inst/ user root'
-# (su is not built with ASan: no leak checks in it, as NS_SU_ENV does)
-out=$(with_nss timeout -k 5 "$SB_TIMEOUT" env LD_PRELOAD="$pam_preload" \
-	${NS_ASAN_RT:+ASAN_OPTIONS=detect_leaks=0:halt_on_error=1} \
+# (NS_SU_ENV as for any su, with nss_wrapper added to its preload)
+# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
+out=$(with_nss timeout -k 5 "$SB_TIMEOUT" env ${NS_SU_ENV:-} LD_PRELOAD="$pam_preload" \
 	su - dave -c 'id -u; cat /tmp/who' 2>&1) ||
 	fail "su - dave: $out"
 assert_eq "3001"$'\n'"dave" "$out" "dave's su session"
