@@ -195,6 +195,17 @@ sb_setup() {
 			printf -v "$var" '%s' "$SB_DIR/bin/${!var##*/}"
 		fi
 	done
+	# The valgrind run's log directory, bound here (it stays the same
+	# directory, whatever covers the place it lies in), and its suppressions.
+	if [[ -d "${NS_DRIVER_VALGRIND:-}" ]]; then
+		install -d -m 1777 "$SB_DIR/valgrind"
+		mount --bind "$NS_DRIVER_VALGRIND" "$SB_DIR/valgrind"
+		NS_DRIVER_VALGRIND=$SB_DIR/valgrind
+		if [[ -f "${NS_DRIVER_VALGRIND_SUPP:-}" ]]; then
+			install -m 0644 "$NS_DRIVER_VALGRIND_SUPP" "$SB_DIR/valgrind.supp"
+			NS_DRIVER_VALGRIND_SUPP=$SB_DIR/valgrind.supp
+		fi
+	fi
 
 	# login(1) writes wtmp, btmp and lastlog; let it write to nowhere.
 	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-log /var/log
