@@ -668,8 +668,12 @@ static void leave_polydir(const char *polydir)
 /* Processes that were in a polydir must see the instance: enter it again. */
 static void rechdir(const struct ns_plan *plan)
 {
-	char *cwd = getcwd(NULL, 0);
+	char buf[PATH_MAX], *heap = NULL;
+	char *cwd = getcwd(buf, sizeof(buf));
 
+	/* On the stack: a session pays no malloc for the usual short path. */
+	if (!cwd && errno == ERANGE)
+		cwd = heap = getcwd(NULL, 0);
 	if (!cwd)
 		return;
 	for (size_t i = 0; i < plan->n_entries; i++) {
@@ -679,7 +683,7 @@ static void rechdir(const struct ns_plan *plan)
 			break;
 		}
 	}
-	free(cwd);
+	free(heap);
 }
 
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,

@@ -147,6 +147,35 @@ static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 	return lookup_ids(name, true, NULL, ret_gid);
 }
 
+/*
+ * The session's user, looked up once into the caller's buffer: a plain
+ * getpwnam_r() rather than pam_modutil_getpwnam(), whose copy on the heap
+ * and entry in the handle's data each session would pay for and no other
+ * caller reads. pwd->pw_dir and pw_name live in *heap or in stack.
+ */
+static struct passwd *find_user(const char *name, struct passwd *pwd, char *stack, size_t size,
+				char **heap)
+{
+	char *buf = stack;
+	struct passwd *res = NULL;
+	int r;
+
+	*heap = NULL;
+	for (;;) {
+		r = getpwnam_r(name, pwd, buf, size, &res);
+		if (r != ERANGE || size >= 1024 * 1024)
+			break;
+		size *= 4;
+		free(*heap);
+		*heap = buf = malloc(size);
+		if (!buf)
+			return NULL;
+	}
+	if (r != 0)
+		errno = r;
+	return res;
+}
+
 static const char *first_existing(const char *a, const char *b)
 {
 	struct stat st;
@@ -283,7 +312,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct ns_failure fail = {0};
 	struct ns_session *sess = NULL;
 	struct undo_list undo = {0};
-	struct passwd *pw;
+	struct passwd pwd, *pw;
+	char pw_stack[2048], *pw_heap = NULL;
 	const char *user = NULL;
 	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
 	mode_t mask;
@@ -302,14 +332,21 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		pam_syslog(pamh, LOG_ERR, "refusing user name unfit for a path");
 		return PAM_USER_UNKNOWN;
 	}
-	pw = pam_modutil_getpwnam(pamh, user);
+	errno = 0;
+	pw = find_user(user, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
 	if (!pw) {
-		pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
-		return PAM_USER_UNKNOWN;
+		if (errno == 0 || errno == ENOENT)
+			pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
+		else
+			pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", user,
+				   strerror(errno));
+		ret = PAM_USER_UNKNOWN;
+		goto out;
 	}
 	if (args.require_selinux && !ns_selinux_enabled()) {
 		pam_syslog(pamh, LOG_ERR, "require_selinux given, but SELinux is not enabled");
-		return PAM_SESSION_ERR;
+		ret = PAM_SESSION_ERR;
+		goto out;
 	}
 
 	if (args.config_dir) {
@@ -440,6 +477,7 @@ out:
 	free(main_file);
 	free(conf_d);
 	free(init);
+	free(pw_heap);
 	return ret;
 }
 

@@ -23,6 +23,14 @@ for u in alice bob; do
 	assert_eq ".hushlogin" "$(ls -A "/home/$u")" "$u's real home"
 done
 
+sb_note "carol: a passwd entry longer than the module's first lookup buffer"
+long=$(printf '%05000d' 0)
+awk -F: -v OFS=: -v g="$long" '$1 == "carol" { $5 = g } 1' /etc/passwd >"$SB_DIR/passwd.long"
+cat "$SB_DIR/passwd.long" >/etc/passwd
+out=$(sandbox_su carol 'pwd; echo "[$(ls -A ~)]"')
+assert_eq "/home/carol"$'\n'"[]" "$out" "carol's session with a 5000-character GECOS"
+assert_eq "700 carol carol" "$(stat -c '%a %U %G' /home/inst/carol)" "carol's home instance"
+
 sb_note "the instance parent was made root-owned, mode 000"
 assert_eq "0 root root" "$(stat -c '%a %U %G' /home/inst)" "the instance parent"
 
