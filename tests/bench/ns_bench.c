@@ -695,8 +695,9 @@ static void scenario_noinit(void)
 		double fl = median_oc(&cs[2]), lp = median_oc(&cs[na ? 5 : 1]);
 		double least = median_oc(&cs[na ? 6 : 3]) + fl;
 
-		printf("  %s: libpam alone + the floor = %.0f us, %.2fx the floor, %.2fx Linux-PAM; "
-		       "the targets allow %.0f us (1.5x the floor) and %.0f us (0.35x Linux-PAM)\n",
+		printf("  %s: libpam alone + the floor = %.0f us, %.2fx the floor, "
+		       "%.2fx Linux-PAM; the targets allow %.0f us (1.5x the floor) "
+		       "and %.0f us (0.35x Linux-PAM)\n",
 		       na ? "least any module can take, no audit" : "least any module can take",
 		       least, least / fl, least / lp, 1.5 * fl, 0.35 * lp);
 	}
