@@ -171,8 +171,7 @@ static struct passwd *find_user(const char *name, struct passwd *pwd, char *stac
 		if (!buf)
 			return NULL;
 	}
-	if (r != 0)
-		errno = r;
+	errno = r; /* 0 with NULL: there is no such user */
 	return res;
 }
 
@@ -332,10 +331,9 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		pam_syslog(pamh, LOG_ERR, "refusing user name unfit for a path");
 		return PAM_USER_UNKNOWN;
 	}
-	errno = 0;
 	pw = find_user(user, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
 	if (!pw) {
-		if (errno == 0 || errno == ENOENT)
+		if (errno == 0 || errno == ENOENT) /* some services say ENOENT */
 			pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
 		else
 			pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", user,
