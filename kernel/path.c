@@ -159,21 +159,14 @@ static char *link_splice(const char *target, const char *rest)
 
 int kn_dir_open_root(struct kn_dir *ret)
 {
-	struct kn_dir d = KN_DIR_INIT;
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), r;
 
-	d.fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (d.fd < 0)
+	if (fd < 0)
 		return -errno;
-	if (fstat(d.fd, &d.st) < 0) {
-		int r = -errno;
-
-		close(d.fd);
-		return r;
-	}
-	d.trusted = st_trusted(&d.st, false);
-	d.parent_trusted = true;
-	*ret = d;
-	return 0;
+	r = kn_dir_from_fd(fd, true, ret);
+	if (r < 0)
+		close(fd);
+	return r;
 }
 
 void kn_dir_close(struct kn_dir *d)
@@ -221,18 +214,16 @@ restart:
 		own = false;
 		cur = root->st;
 	} else {
-		fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
+		struct kn_dir d;
+
+		r = kn_dir_open_root(&d);
+		if (r < 0)
 			goto out;
-		}
+		fd = d.fd;
 		own = true;
-		/* cur: the fstat of fd for as long as the walk is trusted and one step after. */
-		if (fstat(fd, &cur) < 0) {
-			r = -errno;
-			goto out_fd;
-		}
+		cur = d.st;
 	}
+	/* cur: the fstat of fd for as long as the walk is trusted and one step after. */
 	trusted = st_trusted(&cur, allow_sticky);
 	p = todo;
 

@@ -95,46 +95,57 @@ struct lookup_data {
 };
 
 /*
- * The names in lists of users and create=: getpwnam_r() and getgrnam_r()
- * rather than pam_modutil_getpwnam(), which keeps every result in the
- * handle's list of data, searched linearly on each call: with thousands of
- * lines that grows with the square of their number. Only the ids are kept.
+ * getpwnam_r() (ent a struct passwd) or getgrnam_r() (a struct group) into
+ * stack, then into a buffer on the heap four times larger while the entry
+ * does not fit, up to 1 MiB. The strings of *ent live in stack or *heap,
+ * which the caller frees. 0, -ENOENT for no such name, or a negative errno.
+ */
+static int nss_lookup(const char *name, bool group, void *ent, char *stack, size_t size,
+		      char **heap)
+{
+	char *buf = stack;
+
+	*heap = NULL;
+	for (;;) {
+		struct passwd *pw = NULL;
+		struct group *gr = NULL;
+		int r = group ? getgrnam_r(name, ent, buf, size, &gr)
+			      : getpwnam_r(name, ent, buf, size, &pw);
+
+		if (r == 0)
+			return pw || gr ? 0 : -ENOENT;
+		if (r != ERANGE || size >= 1024 * 1024)
+			return -r;
+		size *= 4;
+		free(*heap);
+		*heap = buf = malloc(size);
+		if (!buf)
+			return -ENOMEM;
+	}
+}
+
+/*
+ * The names in lists of users and create=: not pam_modutil_getpwnam(),
+ * which keeps every result in the handle's list of data, searched linearly
+ * on each call: with thousands of lines that grows with the square of
+ * their number. Only the ids are kept.
  */
 static int lookup_ids(const char *name, bool group, uid_t *ret_uid, gid_t *ret_gid)
 {
-	size_t size = 1024;
-	int r;
+	char stack[1024], *heap;
+	struct passwd pw;
+	struct group gr;
+	int r = nss_lookup(name, group, group ? (void *)&gr : (void *)&pw, stack, sizeof(stack),
+			   &heap);
 
-	for (;;) {
-		char *buf = malloc(size);
-		struct passwd pw, *pwp = NULL;
-		struct group gr, *grp = NULL;
-
-		if (!buf)
-			return -ENOMEM;
-		if (group)
-			r = getgrnam_r(name, &gr, buf, size, &grp);
-		else
-			r = getpwnam_r(name, &pw, buf, size, &pwp);
-		free(buf);
-		if (r == ERANGE && size < 1024 * 1024) {
-			size *= 4;
-			continue;
-		}
-		if (r != 0)
-			return -r;
-		if (group) {
-			if (!grp)
-				return -ENOENT;
-			*ret_gid = gr.gr_gid;
-		} else {
-			if (!pwp)
-				return -ENOENT;
-			*ret_uid = pw.pw_uid;
-			*ret_gid = pw.pw_gid;
-		}
-		return 0;
+	if (r == 0 && group) {
+		*ret_gid = gr.gr_gid;
+	} else if (r == 0) {
+		*ret_uid = pw.pw_uid;
+		*ret_gid = pw.pw_gid;
 	}
+	free(heap);
+	return r;
 }
 
 static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
@@ -145,34 +156,6 @@ static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *
 static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 {
 	return lookup_ids(name, true, NULL, ret_gid);
-}
-
-/*
- * The session's user, looked up once into the caller's buffer: a plain
- * getpwnam_r() rather than pam_modutil_getpwnam(), whose copy on the heap
- * and entry in the handle's data each session would pay for and no other
- * caller reads. pwd->pw_dir and pw_name live in *heap or in stack.
- */
-static struct passwd *find_user(const char *name, struct passwd *pwd, char *stack, size_t size,
-				char **heap)
-{
-	char *buf = stack;
-	struct passwd *res = NULL;
-	int r;
-
-	*heap = NULL;
-	for (;;) {
-		r = getpwnam_r(name, pwd, buf, size, &res);
-		if (r != ERANGE || size >= 1024 * 1024)
-			break;
-		size *= 4;
-		free(*heap);
-		*heap = buf = malloc(size);
-		if (!buf)
-			return NULL;
-	}
-	errno = r; /* 0 with NULL: there is no such user */
-	return res;
 }
 
 static const char *first_existing(const char *a, const char *b)
@@ -331,16 +314,21 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		pam_syslog(pamh, LOG_ERR, "refusing user name unfit for a path");
 		return PAM_USER_UNKNOWN;
 	}
-	pw = find_user(user, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
-	if (!pw) {
-		if (errno == 0 || errno == ENOENT) /* some services say ENOENT */
+	/*
+	 * The session's user: into this buffer, not pam_modutil_getpwnam(),
+	 * whose copy on the heap and entry in the handle's data each session
+	 * would pay for and nothing reads again.
+	 */
+	r = nss_lookup(user, false, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
+	if (r < 0) {
+		if (r == -ENOENT) /* also what some services answer */
 			pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
 		else
-			pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", user,
-				   strerror(errno));
+			pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", user, strerror(-r));
 		ret = PAM_USER_UNKNOWN;
 		goto out;
 	}
+	pw = &pwd;
 	if (args.require_selinux && !ns_selinux_enabled()) {
 		pam_syslog(pamh, LOG_ERR, "require_selinux given, but SELinux is not enabled");
 		ret = PAM_SESSION_ERR;
