@@ -167,7 +167,21 @@ int kn_fd_is_trusted(int fd, bool allow_sticky);
 
 /* Bind the directory src_fd over dst_fd. */
 int kn_bind_fd(int src_fd, int dst_fd);
-/* Mount a fresh tmpfs over dst_fd with options opts (may be NULL) and MS_* flags. */
+/*
+ * Bind src_fd over dst_fd with the mount flags ms_flags (MS_NOSUID,
+ * MS_NODEV, MS_NOEXEC, MS_RDONLY) set on the new mount before it is
+ * attached (mount_setattr), or, before 5.12, by a remount of it right after.
+ * Returns an O_PATH descriptor of the new mount's root, through which
+ * mounts below it can be made; -EOPNOTSUPP without open_tree (before 5.2).
+ */
+int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags);
+/*
+ * Mount a fresh tmpfs over dst_fd with options opts (may be NULL) and MS_*
+ * flags. opts is comma-separated; a ',' or a backslash inside an option is
+ * written with a backslash before it.
+ */
 int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags);
+/* The same, returning an O_PATH descriptor of the tmpfs's root (-EOPNOTSUPP before 5.2). */
+int kn_tmpfs_fd_open(int dst_fd, const char *opts, unsigned long ms_flags);
 /* Lazily unmount whatever is mounted on path (path resolved safely first). */
 int kn_umount_path(const char *path);

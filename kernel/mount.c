@@ -10,6 +10,9 @@
  *   tmpfs           fsopen("tmpfs"), fsconfig per         mount(2) "tmpfs" onto
  *                   option, fsmount with MOUNT_ATTR_*,    /proc/thread-self/fd/DST
  *                   move_mount onto the polydir fd
+ *   bind with       open_tree clone, mount_setattr on the  none: -EOPNOTSUPP
+ *   flags           clone, move_mount (before 5.12: a
+ *                   remount through the clone's fd)
  *   unmount         umount2(MNT_DETACH) on /proc/thread-self/fd/N of a safely
  *                   resolved path (the same on every kernel)
  *
@@ -51,6 +54,21 @@ static int move_to(int mnt_fd, int dst_fd)
 	return 0;
 }
 
+static unsigned long ms_to_attr(unsigned long ms_flags)
+{
+	unsigned long attr = 0;
+
+	if (ms_flags & MS_NOSUID)
+		attr |= KN_MOUNT_ATTR_NOSUID;
+	if (ms_flags & MS_NODEV)
+		attr |= KN_MOUNT_ATTR_NODEV;
+	if (ms_flags & MS_NOEXEC)
+		attr |= KN_MOUNT_ATTR_NOEXEC;
+	if (ms_flags & MS_RDONLY)
+		attr |= KN_MOUNT_ATTR_RDONLY;
+	return attr;
+}
+
 int kn_bind_fd(int src_fd, int dst_fd)
 {
 	char src[KN_PROC_PATH_MAX], dst[KN_PROC_PATH_MAX];
@@ -76,34 +94,101 @@ int kn_bind_fd(int src_fd, int dst_fd)
 	return 0;
 }
 
-static unsigned long ms_to_attr(unsigned long ms_flags)
+/*
+ * The flags go on the detached clone, so the mount is never visible
+ * without them. Before 5.12 (no mount_setattr) they are set by a remount
+ * once it is attached: a remount needs a mount in our namespace, and the
+ * clone's descriptor names exactly that mount's root (the polydir's own
+ * descriptor would name the mount underneath).
+ */
+int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags)
 {
-	unsigned long attr = 0;
+	struct kn_mount_attr attr = {.attr_set = ms_to_attr(ms_flags)};
+	bool remount = false;
+	long tree;
+	int r;
 
-	if (ms_flags & MS_NOSUID)
-		attr |= KN_MOUNT_ATTR_NOSUID;
-	if (ms_flags & MS_NODEV)
-		attr |= KN_MOUNT_ATTR_NODEV;
-	if (ms_flags & MS_NOEXEC)
-		attr |= KN_MOUNT_ATTR_NOEXEC;
-	return attr;
+	if (!kn_feature_try(KN_FEATURE_OPEN_TREE))
+		return -EOPNOTSUPP;
+	tree = syscall(SYS_open_tree, src_fd, "",
+		       KN_OPEN_TREE_CLONE | KN_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0) {
+		if (errno != ENOSYS)
+			return -errno;
+		kn_feature_lost(KN_FEATURE_OPEN_TREE);
+		return -EOPNOTSUPP;
+	}
+	if (attr.attr_set && kn_feature_try(KN_FEATURE_MOUNT_SETATTR)) {
+		if (syscall(SYS_mount_setattr, (int)tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) <
+		    0) {
+			r = -errno;
+			if (r != -ENOSYS)
+				goto fail;
+			kn_feature_lost(KN_FEATURE_MOUNT_SETATTR);
+			remount = true;
+		}
+	} else if (attr.attr_set) {
+		remount = true;
+	}
+	r = move_to((int)tree, dst_fd);
+	if (r == 0 && remount) {
+		char p[KN_PROC_PATH_MAX];
+
+		fd_path(p, (int)tree);
+		if (mount(NULL, p, NULL,
+			  MS_REMOUNT | MS_BIND |
+				  (ms_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)),
+			  NULL) < 0) {
+			r = -errno;
+			(void)umount2(p, MNT_DETACH);
+		}
+	}
+	if (r < 0)
+		goto fail;
+	return (int)tree;
+fail:
+	close((int)tree);
+	return r;
 }
 
-/* Each comma-separated option of opts as its own fsconfig() call. */
+/*
+ * The next option of opts from *pos, its escapes undone, into buf (as long
+ * as opts): false at the end.
+ */
+static bool next_option(const char *opts, size_t *pos, char *buf)
+{
+	size_t i = *pos, o = 0;
+
+	if (!opts[i])
+		return false;
+	while (opts[i] && opts[i] != ',') {
+		if (opts[i] == '\\' && opts[i + 1])
+			i++;
+		buf[o++] = opts[i++];
+	}
+	buf[o] = '\0';
+	*pos = opts[i] ? i + 1 : i;
+	return true;
+}
+
+/* Each option of opts as its own fsconfig() call. */
 static int configure_options(int fsfd, const char *opts)
 {
-	char *copy, *save = NULL, *opt;
+	char *opt;
+	size_t pos = 0;
 	int r = 0;
 
 	if (!opts || !*opts)
 		return 0;
-	copy = strdup(opts);
-	if (!copy)
+	opt = malloc(strlen(opts) + 1);
+	if (!opt)
 		return -ENOMEM;
-	for (opt = strtok_r(copy, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
+	while (next_option(opts, &pos, opt)) {
 		char *eq = strchr(opt, '=');
 		long k;
 
+		if (!*opt)
+			continue;
 		if (eq) {
 			*eq = '\0';
 			k = syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_SET_STRING, opt, eq + 1, 0);
@@ -115,13 +200,41 @@ static int configure_options(int fsfd, const char *opts)
 			break;
 		}
 	}
-	free(copy);
+	free(opt);
 	return r;
 }
 
-int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
+/* mount(2)'s data: the options with their escapes undone, joined by commas again. */
+static char *plain_options(const char *opts)
 {
-	char dst[KN_PROC_PATH_MAX];
+	size_t pos = 0, n = 0;
+	char *out, *opt;
+
+	if (!opts)
+		return NULL;
+	out = malloc(strlen(opts) + 1);
+	opt = malloc(strlen(opts) + 1);
+	if (!out || !opt) {
+		free(out);
+		free(opt);
+		return NULL;
+	}
+	while (next_option(opts, &pos, opt)) {
+		size_t l = strlen(opt);
+
+		if (n)
+			out[n++] = ',';
+		memcpy(out + n, opt, l);
+		n += l;
+	}
+	out[n] = '\0';
+	free(opt);
+	return out;
+}
+
+static int tmpfs_mount(int dst_fd, const char *opts, unsigned long ms_flags, bool want_root)
+{
+	char dst[KN_PROC_PATH_MAX], *data;
 	long fsfd, mfd;
 	int r;
 
@@ -134,26 +247,47 @@ int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
 			kn_feature_lost(KN_FEATURE_FSOPEN);
 	}
 	if (fsfd >= 0) {
+		mfd = -1;
 		r = configure_options((int)fsfd, opts);
 		if (r == 0 &&
 		    syscall(SYS_fsconfig, fsfd, KN_FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 			r = -errno;
 		if (r == 0) {
 			mfd = syscall(SYS_fsmount, fsfd, KN_FSMOUNT_CLOEXEC, ms_to_attr(ms_flags));
-			if (mfd < 0) {
+			if (mfd < 0)
 				r = -errno;
-			} else {
+			else
 				r = move_to((int)mfd, dst_fd);
-				close((int)mfd);
-			}
 		}
 		close((int)fsfd);
+		if (r == 0 && want_root)
+			return (int)mfd;
+		if (mfd >= 0)
+			close((int)mfd);
 		return r;
 	}
+	if (want_root)
+		return -EOPNOTSUPP;
+	data = plain_options(opts);
+	if (opts && !data)
+		return -ENOMEM;
 	fd_path(dst, dst_fd);
-	if (mount("tmpfs", dst, "tmpfs", ms_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC), opts) < 0)
-		return -errno;
-	return 0;
+	r = 0;
+	if (mount("tmpfs", dst, "tmpfs", ms_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY),
+		  data) < 0)
+		r = -errno;
+	free(data);
+	return r;
+}
+
+int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags)
+{
+	return tmpfs_mount(dst_fd, opts, ms_flags, false);
+}
+
+int kn_tmpfs_fd_open(int dst_fd, const char *opts, unsigned long ms_flags)
+{
+	return tmpfs_mount(dst_fd, opts, ms_flags, true);
 }
 
 int kn_umount_path(const char *path)
