@@ -112,10 +112,7 @@ assert_eq real "$(private bob)" "bob, in admins, with a group files knows"
 unset LD_LIBRARY_PATH
 umount /etc/nsswitch.conf
 
-linux_pam=
-for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
-	[[ -f "$d/pam_namespace.so" ]] && linux_pam=$d/pam_namespace.so && break
-done
+linux_pam=$(sb_linux_pam_module)
 if [[ -n "$linux_pam" ]]; then
 	module=$NS_MODULE
 	NS_MODULE=$linux_pam

@@ -19,10 +19,7 @@ sandbox_enter "$@"
 module_is_linux_pam && skip "share= is this module's extension"
 command -v Xvfb >/dev/null || skip "Xvfb is not installed (xvfb)"
 command -v xdpyinfo >/dev/null || skip "xdpyinfo is not installed (x11-utils)"
-linux_pam=
-for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
-	[[ -f "$d/pam_namespace.so" ]] && linux_pam=$d/pam_namespace.so && break
-done
+linux_pam=$(sb_linux_pam_module)
 
 # The X server: its socket in /tmp/.X11-unix only. No TCP, and no abstract
 # socket (-nolisten local): that one lives in the network namespace, which

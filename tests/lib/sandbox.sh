@@ -171,6 +171,17 @@ module_is_linux_pam() {
 	return 1
 }
 
+# The system's Linux-PAM pam_namespace.so, or nothing when none is installed.
+sb_linux_pam_module() {
+	local d
+	for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
+		if [[ -f "$d/pam_namespace.so" ]]; then
+			printf '%s\n' "$d/pam_namespace.so"
+			return 0
+		fi
+	done
+}
+
 # ---------------------------------------------------------------- setup
 
 sb_setup() {
