@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -185,3 +186,15 @@ int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags);
 int kn_tmpfs_fd_open(int dst_fd, const char *opts, unsigned long ms_flags);
 /* Lazily unmount whatever is mounted on path (path resolved safely first). */
 int kn_umount_path(const char *path);
+
+/* --- tmpfs user quotas (quota.c) --- */
+
+/*
+ * Whether the filesystem of fd, a tmpfs, keeps user quotas: 0 if so;
+ * -EMEDIUMTYPE if it is not a tmpfs; -ESRCH if mounted without usrquota;
+ * -ENOSYS if the kernel has no quotactl_fd (5.14) or no tmpfs quotas (6.6,
+ * CONFIG_TMPFS_QUOTA).
+ */
+int kn_tmpfs_quota_state(int fd);
+/* Set uid's hard limits there (0: that limit unchanged); errors as above. */
+int kn_tmpfs_set_user_quota(int fd, uid_t uid, uint64_t bytes, uint64_t inodes);

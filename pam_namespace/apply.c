@@ -680,6 +680,18 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 			k = ifd;
 			goto out;
 		}
+		if (e->quota) {
+			k = kn_tmpfs_set_user_quota(ifd, e->quota_uid, e->quota_bytes,
+						    e->quota_inodes);
+			if (k < 0) {
+				close(ifd);
+				const char *why = ns_quota_refusal(k);
+
+				k = fail_at(c, e, "refusing quota= for", instance, why ? 0 : k,
+					    why ? strdupf("%s", why) : NULL);
+				goto out;
+			}
+		}
 		/* Extended lines: flags on the new mount, and a hold on it for share=. */
 		k = e->attr_flags || e->n_shares ? kn_bind_fd_open(ifd, pfd, e->attr_flags)
 						 : kn_bind_fd(ifd, pfd);

@@ -46,6 +46,7 @@ struct view {
 	char *instance;
 	char *init;
 	char *shares; /* extended lines: each share= and what is on disk there */
+	char *quota;  /* quota=: the limits and whether the filesystem keeps them */
 	bool would_fail;
 };
 
@@ -495,6 +496,35 @@ static char *examine_share(struct checker *c, struct view *v, const struct ns_pl
 	return r;
 }
 
+/* quota=: the instance parent's filesystem must be a tmpfs that keeps user quotas. */
+static char *examine_quota(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			   int pfd)
+{
+	char *limits = fmt("%llu bytes, %llu inodes for uid %u (0: no limit)",
+			   (unsigned long long)e->quota_bytes, (unsigned long long)e->quota_inodes,
+			   (unsigned)e->quota_uid);
+	int k = pfd >= 0 ? kn_tmpfs_quota_state(pfd) : 0;
+	const char *why = ns_quota_refusal(k);
+	char *r;
+
+	if (pfd < 0)
+		r = fmt("%s (the instance parent is not there to examine)", limits);
+	else if (k == 0)
+		r = fmt("%s, on a tmpfs with usrquota", limits);
+	else if (why || k != -EACCES) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "quota= on %s: %s: the session would fail", e->instance_parent,
+			       why ? why : strerror(-k));
+		r = fmt("%s: WRONG, %s", limits, why ? why : strerror(-k));
+	} else {
+		free(limits);
+		return trouble(c, v, e, k, "the quota of", e->instance_parent);
+	}
+	free(limits);
+	return r;
+}
+
 static void examine(struct checker *c, const struct ns_plan_entry *e, struct view *v)
 {
 	struct stat poly = {0};
@@ -506,6 +536,8 @@ static void examine(struct checker *c, const struct ns_plan_entry *e, struct vie
 	if (e->instance_parent)
 		v->parent = examine_parent(c, v, e, &pfd);
 	v->instance = examine_instance(c, v, e, pfd, &poly, poly_found);
+	if (e->quota)
+		v->quota = examine_quota(c, v, e, pfd);
 	if (pfd >= 0)
 		close(pfd);
 	v->init = examine_init(c, v, e);
@@ -526,6 +558,7 @@ static void view_free(struct view *v)
 	free(v->instance);
 	free(v->init);
 	free(v->shares);
+	free(v->quota);
 }
 
 static void print_entry_text(const struct ns_plan_entry *e, const struct view *v)
@@ -557,6 +590,8 @@ static void print_entry_text(const struct ns_plan_entry *e, const struct view *v
 	}
 	if (v->shares)
 		printf("    shared:          %s\n", v->shares);
+	if (v->quota)
+		printf("    quota:           %s\n", v->quota);
 }
 
 static void print_entry_json(const struct ns_plan_entry *e, const struct view *v, bool first)
@@ -588,6 +623,7 @@ static void print_entry_json(const struct ns_plan_entry *e, const struct view *v
 		free(flags);
 	}
 	json_member(f, "shares", v->shares);
+	json_member(f, "quota", v->quota);
 	fprintf(f, ", \"would_fail\": %s}", v->would_fail ? "true" : "false");
 }
 

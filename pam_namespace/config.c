@@ -319,7 +319,78 @@ static const struct {
 	{"share", 0},
 	{"ignore_unknown", 0},
 	{"ignore_instance_parent_mode", 0},
+	{"quota", 0},
 };
+
+/* A size as tmpfs's size= takes it: a number with k, m, g or t (binary), never 0. */
+static int parse_size(const char *s, uint64_t *ret)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		shift = 40;
+		end++;
+		break;
+	default:
+		break;
+	}
+	if (*end || v == 0 || v > (UINT64_MAX >> shift))
+		return -EINVAL;
+	*ret = (uint64_t)v << shift;
+	return 0;
+}
+
+/* quota=SIZE[,INODES]: either may be left empty, not both. */
+static int parse_quota(struct line_ctx *lc, unsigned col, const char *v, struct ns_rule *r)
+{
+	const char *comma = strchr(v, ',');
+	char *size = comma ? strndup(v, (size_t)(comma - v)) : strdup(v);
+	int k = 0;
+
+	if (!size)
+		return -ENOMEM;
+	r->quota_bytes = r->quota_inodes = 0;
+	if (*size)
+		k = parse_size(size, &r->quota_bytes);
+	if (k == 0 && comma && comma[1])
+		k = parse_size(comma + 1, &r->quota_inodes);
+	if (k == 0 &&
+	    (strchr(comma ? comma + 1 : "", ',') || (!r->quota_bytes && !r->quota_inodes)))
+		k = -EINVAL;
+	free(size);
+	if (k < 0) {
+		line_error(lc, col, "quota: bad value \"%s\": want SIZE[,INODES], e.g. 100M,1000",
+			   v);
+		return k;
+	}
+	r->quota = true;
+	return 0;
+}
 
 static int parse_extended_flag(struct line_ctx *lc, unsigned col, const char *flag, const char *v,
 			       struct ns_rule *r)
@@ -337,6 +408,8 @@ static int parse_extended_flag(struct line_ctx *lc, unsigned col, const char *fl
 		r->ignore_parent_mode = true;
 		return 0;
 	}
+	if (strcmp(flag, "quota") == 0 && v)
+		return parse_quota(lc, col, v, r);
 	if (strcmp(flag, "share") == 0 && v) {
 		const char *problem;
 
@@ -458,6 +531,12 @@ static int parse_method(struct line_ctx *lc, const struct field *f, const char *
 		line_error(lc, f->column,
 			   "ro: a %s instance is new and empty; read-only it is of no use",
 			   ns_method_to_string(r->method));
+		k = -EINVAL;
+	}
+	if (k == 0 && r->quota && r->method == NS_METHOD_TMPFS) {
+		line_error(lc, f->column,
+			   "quota: a tmpfs instance is the session's own filesystem; limit it with "
+			   "mntopts=size=,nr_inodes= instead");
 		k = -EINVAL;
 	}
 	return k;

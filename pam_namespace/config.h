@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -82,6 +83,9 @@ struct ns_rule {
 	size_t n_selectors;
 	bool ignore_unknown;	 /* unresolvable names in the list are ignored, not fatal */
 	bool ignore_parent_mode; /* ignore_instance_parent_mode for this line */
+	/* quota=SIZE[,INODES]: the user's hard limits on the instance's tmpfs (0: none) */
+	bool quota;
+	uint64_t quota_bytes, quota_inodes;
 };
 
 struct ns_config {

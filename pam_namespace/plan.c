@@ -48,6 +48,21 @@ bool ns_share_owner_ok(mode_t mode, uid_t uid, uid_t poly_uid)
 	return !(mode & (S_IWGRP | S_IWOTH)) || (mode & S_ISVTX);
 }
 
+const char *ns_quota_refusal(int error)
+{
+	switch (error) {
+	case -EMEDIUMTYPE:
+		return "the instance is not on a tmpfs; quota= needs a tmpfs mounted with usrquota";
+	case -ESRCH:
+		return "its tmpfs is mounted without usrquota";
+	case -ENOSYS:
+		return "this kernel has no tmpfs user quotas (Linux 6.6 or later built with "
+		       "CONFIG_TMPFS_QUOTA)";
+	default:
+		return NULL;
+	}
+}
+
 int ns_group_has_user(const struct group *gr, const char *user, gid_t user_gid)
 {
 	if (gr->gr_gid == user_gid)
@@ -510,6 +525,10 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 	e->mount_flags = r->mount_flags;
 	e->attr_flags = r->attr_flags;
 	e->ignore_parent_mode = r->ignore_parent_mode;
+	e->quota = r->quota;
+	e->quota_uid = user->uid;
+	e->quota_bytes = r->quota_bytes;
+	e->quota_inodes = r->quota_inodes;
 	if (r->n_shares) {
 		e->shares = calloc(r->n_shares, sizeof(*e->shares));
 		if (!e->shares) {

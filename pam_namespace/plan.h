@@ -69,6 +69,9 @@ struct ns_plan_entry {
 	char **shares;		  /* expanded share= paths, each right inside polydir */
 	size_t n_shares;
 	bool ignore_parent_mode;
+	bool quota; /* set the user's hard limits on the instance's tmpfs */
+	uid_t quota_uid;
+	uint64_t quota_bytes, quota_inodes;
 };
 
 struct ns_plan {
@@ -99,6 +102,12 @@ void ns_plan_free(struct ns_plan *plan);
  * or others may write it, sticky.
  */
 bool ns_share_owner_ok(mode_t mode, uid_t uid, uid_t poly_uid);
+
+/*
+ * Why quota= cannot be had, for an error of kn_tmpfs_set_user_quota() or
+ * kn_tmpfs_quota_state(); NULL for an error that says it itself.
+ */
+const char *ns_quota_refusal(int error);
 
 struct group;
 /* For ns_lookup.in_group: 1 if gr is the user's primary group or lists the user, else 0. */

@@ -71,12 +71,7 @@ assert_eq private "$(private carol)" "carol after leaving admins"
 # refused WHAT LOGGED: alice's session fails with LOGGED in the log, nothing mounted.
 refused() {
 	local rc=0 out
-	sandbox_log_clear
-	out=$(sandbox_driver --show-ns ns-driver alice -- touch "$SB_OUT/ran") || rc=$?
-	assert_status 67 "$rc" "$1: pam_driver: $out"
-	assert_no_file "$SB_OUT/ran" "$1: the session's command"
-	assert_eq "$(sandbox_mnt_ns self)" "$(sed -n 's/^mnt_ns=//p' <<<"$out")" "$1: pam_driver's namespace"
-	assert_log_contains "$2" "$1"
+	sandbox_refused alice "$2" "$1"
 	rc=0
 	out=$(sandbox_su alice 'ls -A /tmp') || rc=$?
 	assert_nonzero "$rc" "$1: su - alice: $out"

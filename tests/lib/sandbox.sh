@@ -464,6 +464,20 @@ sandbox_driver() {
 	timeout -k 5 "$SB_TIMEOUT" "$NS_DRIVER" "$@" 2>&1
 }
 
+# sandbox_refused USER LOGGED WHAT: a pam_driver session for USER fails to
+# open (status 67), its command does not run, the driver is left in this
+# shell's mount namespace (so nothing stays mounted) and LOGGED is logged.
+sandbox_refused() {
+	local rc=0 out
+	sandbox_log_clear
+	out=$(sandbox_driver --show-ns ns-driver "$1" -- touch "$SB_OUT/ran") || rc=$?
+	assert_status 67 "$rc" "$3: pam_driver: $out"
+	assert_no_file "$SB_OUT/ran" "$3: the session's command"
+	assert_eq "$(sandbox_mnt_ns self)" "$(sed -n 's/^mnt_ns=//p' <<<"$out")" \
+		"$3: pam_driver's namespace"
+	assert_log_contains "$2" "$3"
+}
+
 # sandbox_mnt_ns PID: the mount namespace of PID ("self": this shell).
 sandbox_mnt_ns() {
 	readlink "/proc/$1/ns/mnt"

@@ -573,6 +573,39 @@ static void test_extended_errors(void **state)
 	ns_config_free(&c);
 }
 
+static void test_extended_quota(void **state)
+{
+	struct ns_config c;
+
+	assert_int_equal(parse(&c,
+			       "/tmp /tmp/inst/ user+:quota=100M,1000\n"
+			       "/var/tmp /var/tmp/inst/ tmpdir+:quota=,50\n"
+			       "/srv /srv/inst/ user+:quota=2g\n",
+			       0),
+			 0);
+	assert_true(c.rules[0].quota);
+	assert_true(c.rules[0].quota_bytes == 100ULL << 20);
+	assert_true(c.rules[0].quota_inodes == 1000);
+	assert_true(c.rules[1].quota_bytes == 0);
+	assert_true(c.rules[1].quota_inodes == 50);
+	assert_true(c.rules[2].quota_bytes == 2ULL << 30);
+	ns_config_free(&c);
+	assert_int_equal(parse(&c, "/tmp - tmpfs+:quota=1M\n", 0), -EINVAL);
+	assert_reported("quota: a tmpfs instance is the session's own filesystem");
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=1X\n", 0), -EINVAL);
+	assert_reported("quota: bad value \"1X\"");
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=,\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=0\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=1M,2,3\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=99999999999999999999\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=16777216T\n", 0), -EINVAL);
+	/* On a plain line: an unknown flag, with the warning. */
+	assert_int_equal(parse(&c, "/tmp /i/ user:quota=1M\n", 0), 0);
+	assert_false(c.rules[0].quota);
+	assert_reported("unknown flag \"quota=1M\", ignored: this module's flag");
+	ns_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest text_tests[] = {
@@ -589,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_extended_lines),
 		cmocka_unit_test(test_extended_escapes),
 		cmocka_unit_test(test_extended_errors),
+		cmocka_unit_test(test_extended_quota),
 	};
 	const struct CMUnitTest file_tests[] = {
 		cmocka_unit_test(test_load_order_and_fallback),
