@@ -74,6 +74,16 @@ out=$(sandbox_su bob "$x_client; ls -A /tmp") || fail "bob's session: $out"
 assert_eq "x-ok
 .ICE-unix
 .X11-unix" "$out" "bob's session with share="
+sb_note "the line's nosuid, nodev, noexec hold on the shared mounts too; ro does not"
+sandbox_conf '/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:nosuid:nodev:noexec:ro  root'
+out=$(sandbox_su alice "$x_client; awk '\$5 ~ /^\\/tmp/ { print \$5, \$6 }' /proc/self/mountinfo") ||
+	fail "alice's session: $out"
+assert_eq "x-ok
+/tmp rw,nosuid,nodev,relatime
+/tmp ro,nosuid,nodev,noexec,relatime
+/tmp/.X11-unix rw,nosuid,nodev,noexec,relatime" "$out" "alice's mounts with the flags"
+sandbox_conf "$share_line"
+
 sb_note "a socket made in the session's /tmp/.ICE-unix is the system's"
 out=$(sandbox_su alice 'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/tmp/.ICE-unix/123\")" && echo bound') ||
 	fail "alice's session: $out"
@@ -132,6 +142,13 @@ sb_note "attack: /tmp/.X11-unix made by alice before the X server"
 rm /tmp/.X11-unix
 setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
 refused "a user's directory" "refusing to share /tmp/.X11-unix: owner uid 2001, mode 1777; it must be owned by root"
+
+sb_note "a shared directory that does not exist: refused"
+rm -rf /tmp/.X11-unix
+install -d -m 1777 /tmp/.X11-unix
+rmdir /tmp/.ICE-unix
+refused "a missing directory" "opening the shared directory /tmp/.ICE-unix: No such file or directory"
+install -d -m 1777 /tmp/.ICE-unix
 
 sb_note "attack: a symbolic link at the mount point in alice's own instance"
 rm -rf /tmp/.X11-unix
