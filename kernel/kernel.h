@@ -173,7 +173,8 @@ int kn_bind_fd(int src_fd, int dst_fd);
  * MS_NODEV, MS_NOEXEC, MS_RDONLY) set on the new mount before it is
  * attached (mount_setattr), or, before 5.12, by a remount of it right after.
  * Returns an O_PATH descriptor of the new mount's root, through which
- * mounts below it can be made; -EOPNOTSUPP without open_tree (before 5.2).
+ * mounts below it can be made. Flags only ever add to those the bind
+ * inherits.
  */
 int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags);
 /*
@@ -182,7 +183,7 @@ int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags);
  * written with a backslash before it.
  */
 int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags);
-/* The same, returning an O_PATH descriptor of the tmpfs's root (-EOPNOTSUPP before 5.2). */
+/* The same, returning an O_PATH descriptor of the tmpfs's root. */
 int kn_tmpfs_fd_open(int dst_fd, const char *opts, unsigned long ms_flags);
 /* Lazily unmount whatever is mounted on path (path resolved safely first). */
 int kn_umount_path(const char *path);

@@ -10,9 +10,9 @@
  *   tmpfs           fsopen("tmpfs"), fsconfig per         mount(2) "tmpfs" onto
  *                   option, fsmount with MOUNT_ATTR_*,    /proc/thread-self/fd/DST
  *                   move_mount onto the polydir fd
- *   bind with       open_tree clone, mount_setattr on the  none: -EOPNOTSUPP
- *   flags           clone, move_mount (before 5.12: a
- *                   remount through the clone's fd)
+ *   bind with       open_tree clone, mount_setattr on the  mount(2) MS_BIND, the new mount
+ *   flags, held     clone, move_mount (before 5.12: a     opened by name from dst's parent
+ *                   remount through the clone's fd)       and checked by inode, a remount
  *   unmount         umount2(MNT_DETACH) on /proc/thread-self/fd/N of a safely
  *                   resolved path (the same on every kernel)
  *
@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -95,6 +98,94 @@ int kn_bind_fd(int src_fd, int dst_fd)
 }
 
 /*
+ * MS_REMOUNT | MS_BIND sets the per-mount flags to those given: the ones the
+ * mount has (a bind inherits nosuid, nodev ... of its source) are read
+ * with fstatvfs, whose ST_ bits are the MS_ ones, and given again, so that
+ * a remount only ever adds flags. Atime flags stay as they are by default.
+ */
+static int remount_adding(int mnt_fd, unsigned long ms_flags)
+{
+	const unsigned long keep = MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY;
+	char p[KN_PROC_PATH_MAX];
+	struct statvfs sv;
+
+	if (fstatvfs(mnt_fd, &sv) < 0)
+		return -errno;
+	fd_path(p, mnt_fd);
+	if (mount(NULL, p, NULL, MS_REMOUNT | MS_BIND | ((sv.f_flag | ms_flags) & keep), NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Before open_tree (5.2): the mount just made on dst_fd is found by the
+ * name dst_fd has in its parent (its own magic link names the mount
+ * underneath, the one it was opened on), and taken only if its root is
+ * the directory wanted: same device and inode as want, or, for a fresh
+ * tmpfs (want NULL), a tmpfs on another device than dst_fd's.
+ */
+static int open_mounted_on(int dst_fd, const struct stat *want)
+{
+	char p[KN_PROC_PATH_MAX], target[4096];
+	struct stat old, st;
+	struct statfs sf;
+	const char *name;
+	ssize_t n;
+	int parent, fd;
+
+	if (fstat(dst_fd, &old) < 0)
+		return -errno;
+	fd_path(p, dst_fd);
+	n = readlink(p, target, sizeof(target) - 1);
+	if (n <= 0)
+		return n < 0 ? -errno : -ENOENT;
+	target[n] = '\0';
+	name = strrchr(target, '/');
+	if (!name || !name[1])
+		return -EOPNOTSUPP;
+	parent = openat(dst_fd, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return -errno;
+	fd = openat(parent, name + 1, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	close(parent);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sf) < 0 ||
+	    (want ? st.st_dev != want->st_dev || st.st_ino != want->st_ino
+		  : st.st_dev == old.st_dev || sf.f_type != KN_TMPFS_MAGIC)) {
+		close(fd);
+		return -EOPNOTSUPP;
+	}
+	return fd;
+}
+
+/* Without open_tree: mount(2) by descriptor, then the new mount found by open_mounted_on. */
+static int bind_open_legacy(int src_fd, int dst_fd, unsigned long ms_flags)
+{
+	char p[KN_PROC_PATH_MAX], dst[KN_PROC_PATH_MAX];
+	struct stat want;
+	int fd, r;
+
+	if (fstat(src_fd, &want) < 0)
+		return -errno;
+	fd_path(p, src_fd);
+	fd_path(dst, dst_fd);
+	if (mount(p, dst, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	fd = open_mounted_on(dst_fd, &want);
+	if (fd < 0)
+		return fd;
+	r = ms_flags ? remount_adding(fd, ms_flags) : 0;
+	if (r < 0) {
+		fd_path(p, fd);
+		(void)umount2(p, MNT_DETACH);
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
  * The flags go on the detached clone, so the mount is never visible
  * without them. Before 5.12 (no mount_setattr) they are set by a remount
  * once it is attached: a remount needs a mount in our namespace, and the
@@ -109,14 +200,14 @@ int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags)
 	int r;
 
 	if (!kn_feature_try(KN_FEATURE_OPEN_TREE))
-		return -EOPNOTSUPP;
+		return bind_open_legacy(src_fd, dst_fd, ms_flags);
 	tree = syscall(SYS_open_tree, src_fd, "",
 		       KN_OPEN_TREE_CLONE | KN_OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0) {
 		if (errno != ENOSYS)
 			return -errno;
 		kn_feature_lost(KN_FEATURE_OPEN_TREE);
-		return -EOPNOTSUPP;
+		return bind_open_legacy(src_fd, dst_fd, ms_flags);
 	}
 	if (attr.attr_set && kn_feature_try(KN_FEATURE_MOUNT_SETATTR)) {
 		if (syscall(SYS_mount_setattr, (int)tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) <
@@ -132,14 +223,11 @@ int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags)
 	}
 	r = move_to((int)tree, dst_fd);
 	if (r == 0 && remount) {
-		char p[KN_PROC_PATH_MAX];
+		r = remount_adding((int)tree, ms_flags);
+		if (r < 0) {
+			char p[KN_PROC_PATH_MAX];
 
-		fd_path(p, (int)tree);
-		if (mount(NULL, p, NULL,
-			  MS_REMOUNT | MS_BIND |
-				  (ms_flags & (MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY)),
-			  NULL) < 0) {
-			r = -errno;
+			fd_path(p, (int)tree);
 			(void)umount2(p, MNT_DETACH);
 		}
 	}
@@ -266,8 +354,6 @@ static int tmpfs_mount(int dst_fd, const char *opts, unsigned long ms_flags, boo
 			close((int)mfd);
 		return r;
 	}
-	if (want_root)
-		return -EOPNOTSUPP;
 	data = plain_options(opts);
 	if (opts && !data)
 		return -ENOMEM;
@@ -277,6 +363,8 @@ static int tmpfs_mount(int dst_fd, const char *opts, unsigned long ms_flags, boo
 		  data) < 0)
 		r = -errno;
 	free(data);
+	if (r == 0 && want_root)
+		return open_mounted_on(dst_fd, NULL);
 	return r;
 }
 

@@ -12,12 +12,10 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "sys.h"
 
 #ifndef SYS_quotactl_fd
 #define SYS_quotactl_fd 443
-#endif
-#ifndef TMPFS_MAGIC
-#define TMPFS_MAGIC 0x01021994
 #endif
 
 static int tmpfs_quotactl(int fd, int cmd, uid_t uid, void *addr)
@@ -26,7 +24,7 @@ static int tmpfs_quotactl(int fd, int cmd, uid_t uid, void *addr)
 
 	if (fstatfs(fd, &sf) < 0)
 		return -errno;
-	if (sf.f_type != TMPFS_MAGIC)
+	if (sf.f_type != KN_TMPFS_MAGIC)
 		return -EMEDIUMTYPE;
 	if (syscall(SYS_quotactl_fd, fd, QCMD(cmd, USRQUOTA), (int)uid, addr) < 0)
 		return -errno;

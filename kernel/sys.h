@@ -89,6 +89,7 @@ _Static_assert(sizeof(struct kn_statx) == 256, "struct statx is 256 bytes");
 #define KN_MOUNT_ATTR_NODEV	   0x00000004
 #define KN_MOUNT_ATTR_NOEXEC	   0x00000008
 #define KN_AT_RECURSIVE		   0x8000
+#define KN_TMPFS_MAGIC		   0x01021994
 
 /* struct mount_attr of mount_setattr(2), 5.12; MOUNT_ATTR_SIZE_VER0. */
 struct kn_mount_attr {

@@ -697,11 +697,7 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 						 : kn_bind_fd(ifd, pfd);
 		close(ifd);
 		if (k < 0) {
-			k = fail_at(c, e, "mounting the instance on", e->polydir, k,
-				    k == -EOPNOTSUPP
-					    ? strdupf("nosuid, nodev, noexec, ro and share= "
-						      "need open_tree(2), Linux 5.2")
-					    : NULL);
+			k = fail_at(c, e, "mounting the instance on", e->polydir, k, NULL);
 			goto out;
 		}
 		mnt_fd = e->attr_flags || e->n_shares ? k : -1;
