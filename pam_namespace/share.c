@@ -1,0 +1,917 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * share_namespace (share.h): the pin directory, its lock and state files,
+ * and the open and close of a session that shares its namespace.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "naming.h"
+#include "share.h"
+
+#define STATE_MAGIC "pam_namespace-share 1"
+#define STATE_MAX   (1024 * 1024)
+
+/* ------------------------------------------------------------ the key */
+
+int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
+		 const struct ns_apply_opts *opts, long orig_uid, char out[65])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	/* Fields end with a NUL: no value can run into the next. */
+	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
+	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
+	fprintf(f, "orig %ld%c", orig_uid, 0);
+	fprintf(f, "private %d parentmode %d%c", opts->mount_private,
+		opts->ignore_instance_parent_mode, 0);
+	for (size_t i = 0; i < opts->n_unmount_first; i++)
+		fprintf(f, "unmount %s%c", opts->unmount_first[i], 0);
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct ns_plan_entry *e = &plan->entries[i];
+
+		fprintf(f, "entry %d%c%s%c%s%c%s%c%s%c", (int)e->method, 0, e->polydir, 0,
+			e->instance ? e->instance : "", 0,
+			e->instance_context ? e->instance_context : "", 0,
+			e->init_script ? e->init_script : "", 0);
+		fprintf(f, "create %d %o %u %u%c%s%c%lx%c", e->create_polydir,
+			(unsigned)e->create_mode, (unsigned)e->create_uid, (unsigned)e->create_gid,
+			0, e->mntopts ? e->mntopts : "", 0, e->mount_flags, 0);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	r = ns_sha256_hex(text, len, out);
+	free(text);
+	return r;
+}
+
+/* ------------------------------------------------------------ processes */
+
+static int proc_start(pid_t pid, unsigned long long *ret)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* After the command's ")": state is field 3, starttime field 22. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	p++;
+	for (int field = 2; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+	}
+	*ret = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+int ns_share_proc_alive(const struct ns_share_proc *p)
+{
+	unsigned long long start;
+	int r = proc_start(p->pid, &start);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return 1; /* cannot tell: never drop a live session */
+	return start == p->start;
+}
+
+static int proc_self(struct ns_share_proc *ret)
+{
+	ret->pid = getpid();
+	return proc_start(ret->pid, &ret->start);
+}
+
+/* ------------------------------------------------------------ the directory */
+
+static int dir_check(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 07777) != 0700)
+		return -EPERM;
+	return 0;
+}
+
+/* /run, by the safe walk: every directory on the way root's and not writable by others. */
+static int open_parent(const char **ret_name)
+{
+	bool trusted = false;
+	int fd = kn_open_parent(NS_SHARE_DIR, ret_name, &trusted);
+
+	if (fd >= 0 && !trusted) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+int ns_share_dir_open_existing(void)
+{
+	const char *name;
+	int pfd = open_parent(&name), fd, r;
+
+	if (pfd < 0)
+		return pfd;
+	fd = kn_open_child_dir(pfd, name);
+	close(pfd);
+	if (fd < 0)
+		return fd;
+	r = dir_check(fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Made on first use: the directory, then under its lock a bind of it onto
+ * itself with private propagation (kn_dir_make_private_mount), reopened
+ * so that the descriptor is on that mount.
+ */
+static int dir_open(const char **ret_what)
+{
+	const char *name;
+	int pfd, fd, nfd, r;
+
+	*ret_what = "opening";
+	pfd = open_parent(&name);
+	if (pfd < 0)
+		return pfd;
+	if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
+		r = -errno;
+		close(pfd);
+		*ret_what = "creating";
+		return r;
+	}
+	fd = kn_open_child_dir(pfd, name);
+	if (fd < 0) {
+		close(pfd);
+		return fd;
+	}
+	*ret_what = "checking";
+	r = dir_check(fd);
+	if (r == 0 && kn_is_mount_root(fd) != 1) {
+		/* flock() wants a descriptor opened for reading, not O_PATH. */
+		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		*ret_what = "mounting";
+		if (lfd < 0 || flock(lfd, LOCK_EX) < 0)
+			r = -errno;
+		if (r == 0)
+			r = kn_dir_make_private_mount(fd);
+		if (r >= 0) {
+			nfd = kn_open_child_dir(pfd, name);
+			close(fd);
+			fd = nfd;
+			r = fd < 0 ? fd : dir_check(fd);
+		}
+		if (lfd >= 0)
+			close(lfd); /* unlocks */
+	}
+	if (r >= 0) {
+		*ret_what = "making private";
+		r = kn_mount_make_private(fd);
+	}
+	close(pfd);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int ns_share_lock(int dir_fd, uid_t uid)
+{
+	char name[32];
+	struct stat st;
+	int fd;
+
+	snprintf(name, sizeof(name), "%u.lock", (unsigned)uid);
+	fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		close(fd);
+		return -EPERM;
+	}
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+	return fd;
+}
+
+/* ------------------------------------------------------------ the state file */
+
+void ns_share_state_free(struct ns_share_state *st)
+{
+	free(st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		free(st->polydirs[i]);
+	free(st->polydirs);
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		free(st->tmpdirs[i].parent);
+		free(st->tmpdirs[i].name);
+	}
+	free(st->tmpdirs);
+	free(st->sessions);
+	*st = (struct ns_share_state){0};
+}
+
+static bool word_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int grow(void *pptr, size_t n, size_t size)
+{
+	void **p = pptr;
+	void *q = realloc(*p, (n + 1) * size);
+
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+static int add_session(struct ns_share_state *st, const struct ns_share_proc *p)
+{
+	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
+		return -ENOMEM;
+	st->sessions[st->n_sessions++] = *p;
+	return 0;
+}
+
+static int parse_line(struct ns_share_state *st, char *line)
+{
+	char *sp = strchr(line, ' ');
+	char *arg, *arg2;
+
+	if (!sp)
+		return -EBADMSG;
+	*sp = '\0';
+	arg = sp + 1;
+	if (strcmp(line, "ns") == 0) {
+		unsigned long long dev, ino;
+
+		if (sscanf(arg, "%llu %llu", &dev, &ino) != 2)
+			return -EBADMSG;
+		st->dev = (dev_t)dev;
+		st->ino = (ino_t)ino;
+	} else if (strcmp(line, "user") == 0 && word_ok(arg) && !st->user) {
+		st->user = strdup(arg);
+		if (!st->user)
+			return -ENOMEM;
+	} else if (strcmp(line, "polydir") == 0 && word_ok(arg)) {
+		if (grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(arg);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	} else if (strcmp(line, "tmpdir") == 0) {
+		arg2 = strchr(arg, ' ');
+		if (!arg2)
+			return -EBADMSG;
+		*arg2++ = '\0';
+		if (arg[0] != '/' || !word_ok(arg) || !word_ok(arg2) || strchr(arg2, '/'))
+			return -EBADMSG;
+		if (grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0)
+			return -ENOMEM;
+		st->tmpdirs[st->n_tmpdirs] =
+			(struct ns_share_tmpdir){.parent = strdup(arg), .name = strdup(arg2)};
+		if (!st->tmpdirs[st->n_tmpdirs++].parent || !st->tmpdirs[st->n_tmpdirs - 1].name)
+			return -ENOMEM;
+	} else if (strcmp(line, "session") == 0) {
+		struct ns_share_proc p;
+		int pid;
+
+		if (sscanf(arg, "%d %llu", &pid, &p.start) != 2 || pid <= 0)
+			return -EBADMSG;
+		p.pid = pid;
+		return add_session(st, &p);
+	} else {
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static char *state_name(const char *base, const char *suffix)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s", base, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
+{
+	struct ns_share_state st = {0};
+	char *name = state_name(base, ".state"), *buf = NULL, *line, *save = NULL;
+	struct stat s;
+	ssize_t n;
+	int fd, r = 0;
+
+	if (!name)
+		return -ENOMEM;
+	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(name);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_uid != 0 || (s.st_mode & 077) ||
+	    s.st_nlink != 1 || s.st_size > STATE_MAX) {
+		close(fd);
+		return -EPERM;
+	}
+	buf = malloc((size_t)s.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, (size_t)s.st_size);
+	close(fd);
+	if (n != s.st_size) {
+		free(buf);
+		return -EBADMSG;
+	}
+	buf[n] = '\0';
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, STATE_MAGIC) != 0)
+		r = -EBADMSG;
+	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
+		r = parse_line(&st, line);
+	free(buf);
+	if (r == 0 && (st.ino == 0 || !st.user))
+		r = -EBADMSG;
+	if (r < 0) {
+		ns_share_state_free(&st);
+		return r;
+	}
+	*ret = st;
+	return 0;
+}
+
+/* Written beside it and renamed over it: a crash leaves the old state or the new. */
+int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = state_name(base, ".state"), *tmp = state_name(base, ".state.new");
+	FILE *f = NULL;
+	int fd = -1, r = 0;
+
+	if (!name || !tmp) {
+		r = -ENOMEM;
+		goto out;
+	}
+	(void)unlinkat(dir_fd, tmp, 0);
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		goto out;
+	}
+	fprintf(f, "%s\nns %llu %llu\nuser %s\n", STATE_MAGIC, (unsigned long long)st->dev,
+		(unsigned long long)st->ino, st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		fprintf(f, "polydir %s\n", st->polydirs[i]);
+	for (size_t i = 0; i < st->n_tmpdirs; i++)
+		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
+	for (size_t i = 0; i < st->n_sessions; i++)
+		fprintf(f, "session %d %llu\n", (int)st->sessions[i].pid, st->sessions[i].start);
+	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		r = -errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir_fd, tmp, 0);
+out:
+	free(name);
+	free(tmp);
+	return r;
+}
+
+size_t ns_share_state_prune(struct ns_share_state *st)
+{
+	size_t kept = 0, n = st->n_sessions;
+
+	for (size_t i = 0; i < n; i++)
+		if (ns_share_proc_alive(&st->sessions[i]))
+			st->sessions[kept++] = st->sessions[i];
+	st->n_sessions = kept;
+	return n - kept;
+}
+
+static void remove_session(struct ns_share_state *st, const struct ns_share_proc *p)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->n_sessions; i++)
+		if (st->sessions[i].pid != p->pid || st->sessions[i].start != p->start)
+			st->sessions[kept++] = st->sessions[i];
+	st->n_sessions = kept;
+}
+
+/* ------------------------------------------------------------ pins */
+
+int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = state_name(base, ".ns");
+	struct stat s;
+	int fd;
+
+	if (!name)
+		return -ENOMEM;
+	fd = kn_pin_open(dir_fd, name, &s);
+	free(name);
+	if (fd < 0)
+		return fd;
+	if (s.st_dev != st->dev || s.st_ino != st->ino || s.st_uid != 0) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *pin = state_name(base, ".ns"), *state = state_name(base, ".state");
+	int r = 0, k;
+
+	if (!pin || !state) {
+		free(pin);
+		free(state);
+		return -ENOMEM;
+	}
+	k = kn_unpin_ns(dir_fd, pin);
+	if (k < 0 && k != -ENOENT)
+		r = k;
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		bool trusted = false;
+		int pfd = kn_open_dir(st->tmpdirs[i].parent, &trusted);
+
+		if (pfd >= 0) {
+			k = trusted ? kn_remove_tree(pfd, st->tmpdirs[i].name) : -EPERM;
+			close(pfd);
+		} else {
+			k = pfd;
+		}
+		if (k < 0 && k != -ENOENT && r == 0)
+			r = k;
+	}
+	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	free(pin);
+	free(state);
+	return r;
+}
+
+/* ------------------------------------------------------------ open and close */
+
+void ns_share_free(struct ns_share *share)
+{
+	if (!share)
+		return;
+	if (share->orig_ns_fd >= 0)
+		close(share->orig_ns_fd);
+	if (share->dir_fd >= 0)
+		close(share->dir_fd);
+	free(share->base);
+	free(share);
+}
+
+static int fail_with(struct ns_failure *fail, const char *what, const char *path, int error)
+{
+	if (!fail->what) {
+		fail->what = what;
+		fail->path = path ? strdup(path) : NULL;
+		fail->error = error;
+	}
+	return error;
+}
+
+/*
+ * Only from the init process's mount namespace, unchrooted: a namespace
+ * built anywhere else would carry that place's mounts (another user's
+ * session, a service's private /tmp) into every later login of the user.
+ */
+static const char *share_refused_here(void)
+{
+	char root[2];
+	ssize_t n = readlink("/proc/self/root", root, sizeof(root));
+	int init_ns, same;
+
+	if (n != 1 || root[0] != '/')
+		return "the process is chrooted";
+	init_ns = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (init_ns < 0)
+		return "the init process's mount namespace cannot be opened";
+	same = kn_ns_same(init_ns, -1);
+	close(init_ns);
+	if (same != 1)
+		return "the process is not in the init process's mount namespace";
+	return NULL;
+}
+
+static char *dup_cwd(void)
+{
+	return getcwd(NULL, 0);
+}
+
+/* After setns() the root and working directory are the namespace's root: back to cwd by name. */
+static void rechdir(const char *cwd)
+{
+	if (!cwd || chdir(cwd) < 0)
+		(void)chdir("/");
+}
+
+static int state_from_session(struct ns_share_state *st, const char *user,
+			      const struct ns_session *sess, const struct stat *pin)
+{
+	st->dev = pin->st_dev;
+	st->ino = pin->st_ino;
+	st->user = strdup(user);
+	if (!st->user)
+		return -ENOMEM;
+	for (size_t i = 0; i < sess->n_polydirs; i++) {
+		if (!word_ok(sess->polydirs[i]))
+			return -EINVAL;
+		if (grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(sess->polydirs[i]);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
+		const struct ns_tmpdir *t = &sess->tmpdirs[i];
+		size_t plen = strlen(t->path) - strlen(t->name);
+		struct ns_share_tmpdir d;
+
+		/* path is "PARENT/NAME" */
+		if (plen < 2 || strcmp(t->path + plen, t->name) != 0)
+			return -EINVAL;
+		d.parent = strndup(t->path, plen - 1);
+		d.name = strdup(t->name);
+		if (grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0) {
+			free(d.parent);
+			free(d.name);
+			return -ENOMEM;
+		}
+		st->tmpdirs[st->n_tmpdirs++] = d;
+		if (!d.parent || !d.name)
+			return -ENOMEM;
+		if (d.parent[0] != '/' || !word_ok(d.parent) || !word_ok(d.name))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * In the new namespace, built: pin it from the original one. A pin that
+ * cannot be made leaves the session unshared (1); a failure to come back
+ * into the new namespace fails the session, back where it started.
+ */
+static int pin_built(int dir_fd, const char *base, const char *user, struct ns_session *sess,
+		     const struct kn_ns_saved *orig, const struct ns_share_proc *self,
+		     struct ns_failure *fail, ns_apply_log_fn log, void *ud)
+{
+	struct kn_ns_saved built = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	char *pin = state_name(base, ".ns");
+	struct stat pst;
+	int r;
+
+	if (!pin)
+		return -ENOMEM;
+	r = kn_ns_save(&built);
+	if (r < 0) {
+		log(ud, false, "share_namespace: cannot open the new namespace (%s): not shared",
+		    strerror(-r));
+		free(pin);
+		return 1;
+	}
+	r = kn_ns_restore(orig);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot return to the original namespace (%s): not shared",
+		    strerror(-r));
+		r = kn_ns_restore(&built) < 0 ? -errno : 1;
+		goto out;
+	}
+	r = kn_pin_ns(built.ns_fd, dir_fd, pin, &pst);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot pin the namespace on %s/%s (%s): not shared",
+		    NS_SHARE_DIR, pin, strerror(-r));
+		r = 1;
+	} else {
+		r = state_from_session(&st, user, sess, &pst);
+		if (r == 0)
+			r = add_session(&st, self);
+		if (r == 0)
+			r = ns_share_state_write(dir_fd, base, &st);
+		if (r < 0) {
+			log(ud, false, "share_namespace: cannot write %s/%s.state (%s): not shared",
+			    NS_SHARE_DIR, base, strerror(-r));
+			(void)kn_unpin_ns(dir_fd, pin);
+			r = 1;
+		}
+	}
+	if (kn_ns_restore(&built) < 0) {
+		int e = -errno;
+
+		if (r == 0) {
+			char *state = state_name(base, ".state");
+
+			(void)kn_unpin_ns(dir_fd, pin);
+			if (state)
+				(void)unlinkat(dir_fd, state, 0);
+			free(state);
+		}
+		r = fail_with(fail, "entering the new namespace again", NULL, e);
+	}
+out:
+	ns_share_state_free(&st);
+	kn_ns_saved_close(&built);
+	free(pin);
+	return r;
+}
+
+int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, uid_t uid,
+		  const char *key, struct ns_session *sess, struct ns_share **ret_share,
+		  struct ns_failure *fail, ns_apply_log_fn log, void *ud)
+{
+	struct kn_ns_saved orig = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	struct ns_share *share = NULL;
+	struct ns_share_proc self;
+	const char *why, *what;
+	char *cwd = NULL;
+	int lock = -1, r;
+	bool have_state = false;
+
+	*ret_share = NULL;
+	*fail = (struct ns_failure){0};
+	why = share_refused_here();
+	if (why) {
+		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
+		    why);
+		return ns_apply(plan, opts, sess, fail, log, ud);
+	}
+	share = calloc(1, sizeof(*share));
+	if (!share)
+		return fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
+	share->orig_ns_fd = share->dir_fd = -1;
+	share->uid = uid;
+	if (asprintf(&share->base, "%u-%s", (unsigned)uid, key) < 0) {
+		share->base = NULL;
+		r = fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
+		goto out;
+	}
+	r = proc_self(&share->self);
+	self = share->self;
+	if (r == 0) {
+		share->dir_fd = r = dir_open(&what);
+		if (r < 0)
+			log(ud, false,
+			    "share_namespace: %s %s: %s%s: this session gets a namespace of its "
+			    "own",
+			    what, NS_SHARE_DIR, strerror(-r),
+			    r == -EPERM ? " (must be root's, mode 0700, on trusted parents)" : "");
+	}
+	if (r >= 0) {
+		lock = r = ns_share_lock(share->dir_fd, uid);
+		if (r < 0)
+			log(ud, false,
+			    "share_namespace: cannot lock %s/%u.lock: %s: this session gets a "
+			    "namespace of its own",
+			    NS_SHARE_DIR, (unsigned)uid, strerror(-r));
+	}
+	if (r >= 0)
+		r = kn_ns_save(&orig);
+	if (r >= 0) {
+		share->orig_ns_fd = fcntl(orig.ns_fd, F_DUPFD_CLOEXEC, 3);
+		if (share->orig_ns_fd < 0)
+			r = -errno;
+	}
+	if (r < 0) {
+		/* Unshared, as without the argument. */
+		ns_share_free(share);
+		share = NULL;
+		r = ns_apply(plan, opts, sess, fail, log, ud);
+		goto out;
+	}
+
+	r = ns_share_state_read(share->dir_fd, share->base, &st);
+	if (r == 0) {
+		have_state = true;
+		size_t stale = ns_share_state_prune(&st);
+
+		if (stale)
+			log(ud, false, "share_namespace: %s/%s.state: dropped %zu session%s gone",
+			    NS_SHARE_DIR, share->base, stale, stale == 1 ? "" : "s");
+		if (st.n_sessions == 0) {
+			/* Every session died without closing: start afresh. */
+			r = ns_share_drop(share->dir_fd, share->base, &st);
+			if (r < 0)
+				log(ud, false, "share_namespace: dropping the stale pin %s/%s: %s",
+				    NS_SHARE_DIR, share->base, strerror(-r));
+			ns_share_state_free(&st);
+			have_state = false;
+		}
+	} else if (r != -ENOENT) {
+		log(ud, false,
+		    "share_namespace: refusing %s/%s.state: %s: this session gets a "
+		    "namespace of its own",
+		    NS_SHARE_DIR, share->base,
+		    r == -EPERM ? "not root's or not private" : strerror(-r));
+		ns_share_free(share);
+		share = NULL;
+		r = ns_apply(plan, opts, sess, fail, log, ud);
+		goto out;
+	}
+
+	if (have_state) {
+		int pin = ns_share_pin_open(share->dir_fd, share->base, &st);
+
+		if (pin < 0) {
+			log(ud, false,
+			    "share_namespace: refusing %s/%s.ns: %s: this session gets a namespace "
+			    "of its own",
+			    NS_SHARE_DIR, share->base,
+			    pin == -ESTALE	  ? "not the namespace that was pinned"
+			    : pin == -EMEDIUMTYPE ? "not a mount namespace"
+						  : strerror(-pin));
+			ns_share_free(share);
+			share = NULL;
+			r = ns_apply(plan, opts, sess, fail, log, ud);
+			goto out;
+		}
+		r = add_session(&st, &self);
+		if (r == 0)
+			r = ns_share_state_write(share->dir_fd, share->base, &st);
+		if (r < 0) {
+			close(pin);
+			r = fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
+			goto out;
+		}
+		cwd = dup_cwd();
+		r = kn_ns_join(pin);
+		close(pin);
+		if (r < 0) {
+			remove_session(&st, &self);
+			(void)ns_share_state_write(share->dir_fd, share->base, &st);
+			r = fail_with(fail, "joining the shared namespace", NULL, r);
+			goto out;
+		}
+		rechdir(cwd);
+		*sess = (struct ns_session){0};
+		log(ud, true, "share_namespace: joined %s/%s.ns (%zu sessions)", NS_SHARE_DIR,
+		    share->base, st.n_sessions);
+		*ret_share = share;
+		share = NULL;
+		r = 0;
+		goto out;
+	}
+
+	r = ns_apply(plan, opts, sess, fail, log, ud);
+	if (r < 0)
+		goto out;
+	r = pin_built(share->dir_fd, share->base, opts->user, sess, &orig, &self, fail, log, ud);
+	if (r < 0) {
+		/* Back in the original namespace: undo what the apply left outside it. */
+		struct ns_failure ignored;
+
+		(void)ns_session_close(sess, false, &ignored);
+		ns_failure_free(&ignored);
+		ns_session_free(sess);
+		goto out;
+	}
+	if (r == 0) {
+		share->built = true;
+		ns_session_forget_tmpdirs(sess); /* the pin owns them now */
+		log(ud, true, "share_namespace: pinned %s/%s.ns", NS_SHARE_DIR, share->base);
+		*ret_share = share;
+		share = NULL;
+	}
+	r = 0;
+out:
+	if (lock >= 0)
+		close(lock);
+	ns_share_state_free(&st);
+	kn_ns_saved_close(&orig);
+	ns_share_free(share);
+	free(cwd);
+	return r;
+}
+
+int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail,
+		   ns_apply_log_fn log, void *ud)
+{
+	struct kn_ns_saved here = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	int lock, r;
+
+	*fail = (struct ns_failure){0};
+	lock = ns_share_lock(share->dir_fd, share->uid);
+	if (lock < 0)
+		return fail_with(fail, "locking", NS_SHARE_DIR, lock);
+	r = ns_share_state_read(share->dir_fd, share->base, &st);
+	if (r == -ENOENT) {
+		r = 0; /* dropped by the administrator */
+		goto out;
+	}
+	if (r < 0) {
+		r = fail_with(fail, "reading the state in", NS_SHARE_DIR, r);
+		goto out;
+	}
+	remove_session(&st, &share->self);
+	(void)ns_share_state_prune(&st);
+	if (st.n_sessions > 0) {
+		r = ns_share_state_write(share->dir_fd, share->base, &st);
+		if (r < 0)
+			r = fail_with(fail, "writing the state in", NS_SHARE_DIR, r);
+		goto out;
+	}
+
+	/* The last session: its polydirs where asked, then the pin, from where it lives. */
+	if (unmount) {
+		struct stat own;
+		int fd = kn_ns_open_own();
+
+		if (fd >= 0 && fstat(fd, &own) == 0 && own.st_dev == st.dev && own.st_ino == st.ino)
+			for (size_t i = st.n_polydirs; i-- > 0;) {
+				int k = kn_umount_path(st.polydirs[i]);
+
+				if (k < 0 && k != -EINVAL && r == 0)
+					r = fail_with(fail, "unmounting", st.polydirs[i], k);
+			}
+		if (fd >= 0)
+			close(fd);
+	}
+	if (kn_ns_save(&here) == 0 && kn_ns_join(share->orig_ns_fd) == 0) {
+		int k = ns_share_drop(share->dir_fd, share->base, &st);
+
+		if (k < 0 && r == 0)
+			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, k);
+		if (kn_ns_restore(&here) < 0 && r == 0)
+			r = fail_with(fail, "returning to the session's namespace", NULL, -errno);
+		log(ud, true, "share_namespace: last session closed, %s/%s.ns unpinned",
+		    NS_SHARE_DIR, share->base);
+	} else if (r == 0) {
+		r = fail_with(fail, "entering the namespace that holds", NS_SHARE_DIR, -errno);
+	}
+out:
+	kn_ns_saved_close(&here);
+	ns_share_state_free(&st);
+	close(lock);
+	return r;
+}
