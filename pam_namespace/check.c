@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-share.h"
 #include "args.h"
 #include "config.h"
 #include "kernel.h"
@@ -512,10 +513,12 @@ static void usage(FILE *f)
 		"usage: %s [--config FILE] [--confdir DIR] [--config-dir DIR] [--user NAME]\n"
 		"       [--json] [--gen-hash] [--ignore-config-error]\n"
 		"       [--ignore-instance-parent-mode]\n"
+		"       %s --shared [--json] | --enter USER [-- CMD...] | --drop USER [--force]\n"
 		"Checks the pam_namespace configuration as the module reads it and, with\n"
 		"--user, prints what a session of that user would get. Exit status 1 on\n"
-		"any error.\n",
-		progname);
+		"any error. --shared lists the namespaces that share_namespace pinned,\n"
+		"--enter runs a command in a user's, --drop removes a user's pins.\n",
+		progname, progname);
 }
 
 /* The user's context for context and level, as pam_selinux would normally set it. */
@@ -564,6 +567,8 @@ int main(int argc, char **argv)
 	mode_t mask;
 	int opt, r;
 
+	if (ns_check_share_wanted(argc, argv))
+		return ns_check_share_main(argc, argv);
 	while ((opt = getopt_long(argc, argv, "c:d:u:jgihV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':

@@ -53,6 +53,15 @@ release() {
 	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
 }
 
+# kill_session NAME: SIGKILL the held session's PAM client, then its command:
+# pam_close_session never runs.
+kill_session() {
+	local var="pid_$1"
+	pkill -KILL -x pam_driver || fail "no pam_driver to kill"
+	pkill -KILL -f "$1.go" || true
+	wait "${!var}" 2>/dev/null || true
+}
+
 pins() {
 	find "$PIN" -maxdepth 1 -name "$1*.ns" 2>/dev/null | wc -l
 }
@@ -67,6 +76,25 @@ assert_eq "$(cat "$SB_OUT/a1.ns")
 first
 in-sub" "$out" "the second session's namespace, /tmp and mount"
 assert_log_contains "share_namespace: joined $PIN/$alice-"
+
+sb_note "pam_namespace_check lists, enters and keeps the live pin"
+out=$("$NS_CHECK" --shared)
+assert_contains "$out" "alice (uid 2001)" "--shared"
+assert_contains "$out" "1 session open, 0 stale; pin ok" "--shared"
+assert_contains "$out" "    /tmp tmpfs" "--shared: the polydir's mount"
+assert_contains "$out" "/tmp/sub tmpfs inner" "--shared: the mount made in the session"
+"$NS_CHECK" --shared --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["shared"]
+assert len(d) == 1 and d[0]["user"] == "alice" and d[0]["sessions"] == 1, d
+assert [m["target"] for m in d[0]["mounts"]] == ["/tmp", "/tmp/sub"], d
+' || fail "--shared --json: $("$NS_CHECK" --shared --json)"
+assert_eq first "$("$NS_CHECK" --enter alice -- cat /tmp/from-a1)" "--enter alice"
+rc=0
+out=$("$NS_CHECK" --drop alice) || rc=$?
+assert_eq 1 "$rc" "--drop of a pin with a session open"
+assert_contains "$out" "1 session open" "--drop keeps it"
+assert_eq 1 "$(pins "$alice-")" "the pin after a refused --drop"
 
 sb_note "bob never joins alice's"
 out=$(sandbox_su bob 'readlink /proc/self/ns/mnt; ls /tmp')
@@ -116,10 +144,7 @@ sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "a SIGKILLed session does not lock alice out"
 hold k1 driver alice 'echo k1 >/tmp/from-k1'
-pkill -KILL -f "k1.go" || true
-kill -KILL "$pid_k1" 2>/dev/null || true
-wait "$pid_k1" 2>/dev/null || true
-for p in $(pgrep -f pam_driver); do kill -KILL "$p" 2>/dev/null || true; done
+kill_session k1
 sandbox_log_clear
 out=$(sandbox_su alice 'ls /tmp; echo fine')
 assert_contains "$out" fine "alice's login after a killed session"
@@ -127,6 +152,16 @@ assert_contains "$out" fine "alice's login after a killed session"
 assert_not_contains "$out" from-k1 "a fresh /tmp, not the dead session's"
 assert_log_contains "dropped 1 session gone"
 assert_eq 0 "$(pins "$alice-")" "no pin once that login closed"
+
+sb_note "pam_namespace_check shows a killed session as stale and drops its pin"
+hold k2 driver alice 'true'
+kill_session k2
+out=$("$NS_CHECK" --shared)
+assert_contains "$out" "0 sessions open, 1 stale" "--shared after a kill"
+out=$("$NS_CHECK" --drop alice)
+assert_contains "$out" "dropped $PIN/$alice-" "--drop of a stale pin"
+assert_eq 0 "$(pins "$alice-")" "the pin after --drop"
+assert_eq "no pinned namespace" "$("$NS_CHECK" --shared)" "--shared after --drop"
 
 # attack CASE: alice's two sessions must not share, her session must work,
 # and the module must have said why.
