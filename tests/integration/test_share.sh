@@ -117,6 +117,51 @@ assert_eq d1 "$out" "a session after the first closed still joins"
 release d2
 assert_eq 0 "$(pins "$alice-")" "the pin after the last close"
 
+sb_note "eight sessions opened at once, then closed while four more open: one namespace, no pin left"
+for i in 1 2 3 4 5 6 7 8; do
+	rm -f "$sig/m$i".*
+	sandbox_driver ns-driver alice -- /bin/sh -c "readlink /proc/self/ns/mnt >$SB_OUT/m$i.ns; : >$sig/m$i.up; while [ ! -e $sig/m$i.go ]; do sleep 0.05; done" >"$SB_OUT/m$i.out" 2>&1 &
+	printf -v "pid_m$i" '%s' "$!"
+done
+for i in 1 2 3 4 5 6 7 8; do sandbox_wait_for "$sig/m$i.up"; done
+for i in 9 10 11 12; do
+	rm -f "$sig/m$i".*
+	sandbox_driver ns-driver alice -- /bin/sh -c "readlink /proc/self/ns/mnt >$SB_OUT/m$i.ns; : >$sig/m$i.up; while [ ! -e $sig/m$i.go ]; do sleep 0.05; done" >"$SB_OUT/m$i.out" 2>&1 &
+	printf -v "pid_m$i" '%s' "$!"
+	: >"$sig/m$((i - 8)).go"
+done
+for i in 9 10 11 12; do sandbox_wait_for "$sig/m$i.up"; done
+assert_eq 1 "$(sort -u "$SB_OUT"/m*.ns | wc -l)" "namespaces of twelve concurrent sessions"
+out=$("$NS_CHECK" --shared)
+for i in 5 6 7 8 9 10 11 12; do : >"$sig/m$i.go"; done
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do release "m$i"; done
+assert_contains "$out" "8 sessions open, 0 stale" "the count with eight open"
+assert_eq 0 "$(pins "$alice-")" "the pin after all twelve closed"
+[[ -z $(find "$PIN" -name '*.state*') ]] || fail "state left: $(ls "$PIN")"
+
+sb_note "a session that fails to build leaves the caller as it was and pins nothing"
+sandbox_conf '/tmp /tmp-bad/ user root'
+install -d -m 0755 /tmp-bad
+rc=0
+out=$(sandbox_driver --show-ns ns-driver alice -- true) || rc=$?
+assert_ne 0 "$rc" "the session must fail: its instance parent is 0755"
+assert_eq "mnt_ns=$(sandbox_mnt_ns self)" "$(grep '^mnt_ns=' <<<"$out")" "the caller's namespace after the failure"
+assert_eq 0 "$(pins "$alice-")" "no pin after a failed build"
+[[ -z $(find "$PIN" -name '*.state*') ]] || fail "state left after a failed build: $(ls "$PIN")"
+sandbox_conf '/tmp tmpfs tmpfs root'
+
+sb_note "unmnt_remnt: sessions with another original user have another key"
+sandbox_pam_args share_namespace unmnt_remnt debug
+hold u1 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u1.ns'
+out=$(sandbox_driver --ruser alice ns-driver bob -- readlink /proc/self/ns/mnt)
+assert_ne "$(cat "$SB_OUT/u1.ns")" "$out" "bob's session for alice is not bob's own"
+hold u2 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u2.ns'
+assert_eq "$(cat "$SB_OUT/u1.ns")" "$(cat "$SB_OUT/u2.ns")" "bob's own sessions share"
+release u1
+release u2
+assert_eq 0 "$(pins 2002-)" "bob's pins after his sessions"
+sandbox_pam_args share_namespace debug
+
 sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
 hold c1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
 sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
