@@ -8,7 +8,7 @@
  * setns(); the last close unpins it. Everything happens under a per-user
  * lock, so that opens and closes of one user never interleave.
  *
- * In NS_SHARE_DIR (root's, mode 0700, a private mount of its own):
+ * In NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of its own):
  *   UID.lock         the lock, never removed
  *   UID-KEY.ns       the pinned namespace (a bind of its nsfs file)
  *   UID-KEY.state    what was pinned and which sessions use it
@@ -19,11 +19,8 @@
 #include <sys/types.h>
 
 #include "apply.h"
+#include "ns-build.h"
 #include "plan.h"
-
-#ifndef NS_SHARE_DIR
-#define NS_SHARE_DIR "/run/pam_namespace"
-#endif
 
 /* A session's process, told apart from a later one with its pid by its start time. */
 struct ns_share_proc {
