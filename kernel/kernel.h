@@ -174,8 +174,10 @@ int kn_umount_path(const char *path);
 
 /* --- pinned namespaces (pin.c), for share_namespace --- */
 
-/* The calling thread's mount namespace, opened (O_CLOEXEC). */
+/* The calling thread's mount namespace, opened (O_CLOEXEC), as kn_ns_save() opens it. */
 int kn_ns_open_own(void);
+/* The mount namespace of process pid (pidfd and PIDFD_GET_MNT_NAMESPACE, else /proc). */
+int kn_ns_open_pid(pid_t pid);
 /* 0 if fd is a mount namespace (nsfs, NS_GET_NSTYPE), with its fstat; -EMEDIUMTYPE if not. */
 int kn_ns_check_mnt(int fd, struct stat *ret_st);
 /* 1 if fd is the root of a mount, 0 if not, -EOPNOTSUPP where statx cannot tell. */
@@ -198,3 +200,8 @@ int kn_pin_open(int dirfd, const char *name, struct stat *ret_st);
 int kn_unpin_ns(int dirfd, const char *name);
 /* setns() into a mount namespace; root and working directory become its root. */
 int kn_ns_join(int ns_fd);
+/*
+ * The pidfs inode number of process pid (6.9): unique until reboot. -ESRCH
+ * if there is no such process, -EOPNOTSUPP on older kernels.
+ */
+int kn_pid_inode(pid_t pid, unsigned long long *ret);

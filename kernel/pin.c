@@ -34,16 +34,6 @@ static void fd_path(char buf[KN_PROC_PATH_MAX], int fd)
 	kn_thread_self_path(buf, rest);
 }
 
-int kn_ns_open_own(void)
-{
-	char path[KN_PROC_PATH_MAX];
-	int fd;
-
-	kn_thread_self_path(path, "ns/mnt");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
-}
-
 int kn_ns_check_mnt(int fd, struct stat *ret_st)
 {
 	struct statfs sfs;
@@ -180,4 +170,32 @@ int kn_unpin_ns(int dirfd, const char *name)
 int kn_ns_join(int ns_fd)
 {
 	return setns(ns_fd, CLONE_NEWNS) < 0 ? -errno : 0;
+}
+
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446
+#endif
+
+/*
+ * From 6.9 a pidfd is an inode of pidfs whose number is never given to
+ * another process until reboot: what tells a process from a later one
+ * with its pid, in three system calls rather than a read of /proc.
+ */
+int kn_pid_inode(pid_t pid, unsigned long long *ret)
+{
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct statfs sfs;
+	struct stat st;
+	int r = 0;
+
+	if (pidfd < 0)
+		return -errno;
+	if (fstatfs((int)pidfd, &sfs) < 0 || fstat((int)pidfd, &st) < 0)
+		r = -errno;
+	else if ((unsigned long)sfs.f_type != PIDFS_MAGIC)
+		r = -EOPNOTSUPP;
+	else
+		*ret = (unsigned long long)st.st_ino;
+	close((int)pidfd);
+	return r;
 }

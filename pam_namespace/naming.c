@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <md5.h>
-#include <sha2.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,56 +56,38 @@ int ns_path_check(const char *path, bool allow_vars, const char **ret_problem)
 
 /*
  * libmd is loaded only for a name that is hashed (gen_hash, or longer than
- * 80 characters) or a share_namespace key: linked, every login would load
- * it, most for nothing. Opened and closed per call, so nothing is shared
- * between threads. The digest's functions by name, its context in ctx.
+ * 80 characters): linked, every login would load it, most for nothing.
+ * Opened and closed per call, so nothing is shared between threads.
  */
-static int libmd_hex(const char *prefix, const void *data, size_t len, size_t digest_len, char *out)
+int ns_md5_hex(const char *s, char out[33])
 {
 	static const char hex[] = "0123456789abcdef";
-	union {
-		MD5_CTX md5;
-		SHA2_CTX sha2;
-	} ctx;
-	unsigned char digest[SHA256_DIGEST_LENGTH];
-	void (*init)(void *);
-	void (*update)(void *, const uint8_t *, size_t);
-	void (*final)(uint8_t *, void *);
-	char name[32];
+	unsigned char digest[MD5_DIGEST_LENGTH];
+	void (*init)(MD5_CTX *);
+	void (*update)(MD5_CTX *, const uint8_t *, size_t);
+	void (*final)(uint8_t[MD5_DIGEST_LENGTH], MD5_CTX *);
 	void *lib = dlopen(NS_LIBMD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	MD5_CTX ctx;
 
 	if (!lib)
 		return -ELIBACC;
-	snprintf(name, sizeof(name), "%sInit", prefix);
-	*(void **)&init = dlsym(lib, name);
-	snprintf(name, sizeof(name), "%sUpdate", prefix);
-	*(void **)&update = dlsym(lib, name);
-	snprintf(name, sizeof(name), "%sFinal", prefix);
-	*(void **)&final = dlsym(lib, name);
+	*(void **)&init = dlsym(lib, "MD5Init");
+	*(void **)&update = dlsym(lib, "MD5Update");
+	*(void **)&final = dlsym(lib, "MD5Final");
 	if (!init || !update || !final) {
 		dlclose(lib);
 		return -ELIBACC;
 	}
 	init(&ctx);
-	update(&ctx, data, len);
+	update(&ctx, (const unsigned char *)s, strlen(s));
 	final(digest, &ctx);
 	dlclose(lib);
-	for (size_t i = 0; i < digest_len; i++) {
+	for (size_t i = 0; i < MD5_DIGEST_LENGTH; i++) {
 		out[2 * i] = hex[digest[i] >> 4];
 		out[2 * i + 1] = hex[digest[i] & 0xf];
 	}
-	out[2 * digest_len] = '\0';
+	out[32] = '\0';
 	return 0;
-}
-
-int ns_md5_hex(const char *s, char out[33])
-{
-	return libmd_hex("MD5", s, strlen(s), MD5_DIGEST_LENGTH, out);
-}
-
-int ns_sha256_hex(const void *data, size_t len, char out[65])
-{
-	return libmd_hex("SHA256", data, len, SHA256_DIGEST_LENGTH, out);
 }
 
 char *ns_instance_name(const char *raw, bool gen_hash)

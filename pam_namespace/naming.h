@@ -29,6 +29,3 @@ char *ns_instance_name(const char *raw, bool gen_hash);
 
 /* 32 lowercase hex characters and a NUL into out; 0, or -ELIBACC without libmd. */
 int ns_md5_hex(const char *s, char out[33]);
-
-/* SHA-256 of data as 64 lowercase hex characters and a NUL; 0, or -ELIBACC without libmd. */
-int ns_sha256_hex(const void *data, size_t len, char out[65]);

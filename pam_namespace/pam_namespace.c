@@ -446,7 +446,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.n_unmount_first = undo.n,
 	};
 	if (args.share_namespace) {
-		char key[65];
+		char key[33];
 		bool unmnt = args.unmnt_remnt || args.unmnt_only;
 
 		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, key);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 #include "kernel.h"
-#include "naming.h"
 #include "share.h"
 
 #define STATE_MAGIC "pam_namespace-share 1"
@@ -24,13 +24,43 @@
 
 /* ------------------------------------------------------------ the key */
 
+/*
+ * FNV-1a, 128 bits (the FNV specification's offset basis and prime): the
+ * key names files and is no secret. What selects a pin is decided by the
+ * administrator's configuration and the user's entry, which no user can
+ * steer towards a collision, and a pin is only ever shared by sessions of
+ * one uid. Computed here, not with libmd: loading a library costs a
+ * joining session more than all the rest of its work.
+ */
+static void fnv1a128_hex(const char *data, size_t len, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t hi = 0x6c62272e07bb0142ULL, lo = 0x62b821756295c58dULL;
+
+	for (size_t i = 0; i < len; i++) {
+		/* h *= 2^88 + 0x13b, in two 64-bit halves (no __int128 on 32-bit targets) */
+		uint64_t a, b, nlo;
+
+		lo ^= (unsigned char)data[i];
+		a = (lo & 0xffffffffULL) * 0x13b;
+		b = (lo >> 32) * 0x13b;
+		nlo = a + (b << 32);
+		hi = hi * 0x13b + (b >> 32) + (nlo < a) + (lo << 24);
+		lo = nlo;
+	}
+	for (int i = 15; i >= 0; i--, lo >>= 4)
+		out[16 + i] = hex[lo & 0xf];
+	for (int i = 15; i >= 0; i--, hi >>= 4)
+		out[i] = hex[hi & 0xf];
+	out[32] = '\0';
+}
+
 int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
-		 const struct ns_apply_opts *opts, long orig_uid, char out[65])
+		 const struct ns_apply_opts *opts, long orig_uid, char out[33])
 {
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
-	int r;
 
 	if (!f)
 		return -ENOMEM;
@@ -57,9 +87,9 @@ int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 		free(text);
 		return -ENOMEM;
 	}
-	r = ns_sha256_hex(text, len, out);
+	fnv1a128_hex(text, len, out);
 	free(text);
-	return r;
+	return 0;
 }
 
 /* ------------------------------------------------------------ processes */
@@ -94,22 +124,31 @@ static int proc_start(pid_t pid, unsigned long long *ret)
 	return 0;
 }
 
+static int proc_id(pid_t pid, bool pidfs, unsigned long long *ret)
+{
+	return pidfs ? kn_pid_inode(pid, ret) : proc_start(pid, ret);
+}
+
 int ns_share_proc_alive(const struct ns_share_proc *p)
 {
-	unsigned long long start;
-	int r = proc_start(p->pid, &start);
+	unsigned long long id;
+	int r = proc_id(p->pid, p->pidfs, &id);
 
 	if (r == -ENOENT || r == -ESRCH)
 		return 0;
 	if (r < 0)
 		return 1; /* cannot tell: never drop a live session */
-	return start == p->start;
+	return id == p->id;
 }
 
 static int proc_self(struct ns_share_proc *ret)
 {
 	ret->pid = getpid();
-	return proc_start(ret->pid, &ret->start);
+	ret->pidfs = true;
+	if (kn_pid_inode(ret->pid, &ret->id) == 0)
+		return 0;
+	ret->pidfs = false;
+	return proc_start(ret->pid, &ret->id);
 }
 
 /* ------------------------------------------------------------ the directory */
@@ -171,13 +210,16 @@ static int dir_open(const char **ret_what)
 	pfd = open_parent(&name);
 	if (pfd < 0)
 		return pfd;
-	if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
-		close(pfd);
-		*ret_what = "creating";
-		return r;
-	}
 	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ENOENT) {
+		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
+			r = -errno;
+			close(pfd);
+			*ret_what = "creating";
+			return r;
+		}
+		fd = kn_open_child_dir(pfd, name);
+	}
 	if (fd < 0) {
 		close(pfd);
 		return fd;
@@ -199,12 +241,17 @@ static int dir_open(const char **ret_what)
 			fd = nfd;
 			r = fd < 0 ? fd : dir_check(fd);
 		}
+		if (r >= 0) {
+			/*
+			 * Once, when it becomes a mount: a pin cannot be bound
+			 * where it would propagate, so should anyone make it
+			 * shared later, pinning fails and sessions go unshared.
+			 */
+			*ret_what = "making private";
+			r = kn_mount_make_private(fd);
+		}
 		if (lfd >= 0)
 			close(lfd); /* unlocks */
-	}
-	if (r >= 0) {
-		*ret_what = "making private";
-		r = kn_mount_make_private(fd);
 	}
 	close(pfd);
 	if (r < 0) {
@@ -294,13 +341,18 @@ static int parse_line(struct ns_share_state *st, char *line)
 		return -EBADMSG;
 	*sp = '\0';
 	arg = sp + 1;
-	if (strcmp(line, "ns") == 0) {
+	if (strcmp(line, "ns") == 0 || strcmp(line, "root") == 0) {
 		unsigned long long dev, ino;
 
 		if (sscanf(arg, "%llu %llu", &dev, &ino) != 2)
 			return -EBADMSG;
-		st->dev = (dev_t)dev;
-		st->ino = (ino_t)ino;
+		if (line[0] == 'n') {
+			st->dev = (dev_t)dev;
+			st->ino = (ino_t)ino;
+		} else {
+			st->root_dev = (dev_t)dev;
+			st->root_ino = (ino_t)ino;
+		}
 	} else if (strcmp(line, "user") == 0 && word_ok(arg) && !st->user) {
 		st->user = strdup(arg);
 		if (!st->user)
@@ -328,8 +380,12 @@ static int parse_line(struct ns_share_state *st, char *line)
 		struct ns_share_proc p;
 		int pid;
 
-		if (sscanf(arg, "%d %llu", &pid, &p.start) != 2 || pid <= 0)
+		char kind;
+
+		if (sscanf(arg, "%d %c%llu", &pid, &kind, &p.id) != 3 || pid <= 0 ||
+		    (kind != 'p' && kind != 's'))
 			return -EBADMSG;
+		p.pidfs = kind == 'p';
 		p.pid = pid;
 		return add_session(st, &p);
 	} else {
@@ -384,7 +440,7 @@ int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret
 	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
 		r = parse_line(&st, line);
 	free(buf);
-	if (r == 0 && (st.ino == 0 || !st.user))
+	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
 		r = -EBADMSG;
 	if (r < 0) {
 		ns_share_state_free(&st);
@@ -394,46 +450,60 @@ int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret
 	return 0;
 }
 
-/* Written beside it and renamed over it: a crash leaves the old state or the new. */
+/*
+ * Written beside it and renamed over it: a crash leaves the old state or
+ * the new. Not synced: /run is a tmpfs, and a crash of the system takes
+ * every namespace with it.
+ */
 int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st)
 {
 	char *name = state_name(base, ".state"), *tmp = state_name(base, ".state.new");
-	FILE *f = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 	int fd = -1, r = 0;
 
-	if (!name || !tmp) {
+	if (!name || !tmp || !f) {
 		r = -ENOMEM;
 		goto out;
 	}
-	(void)unlinkat(dir_fd, tmp, 0);
-	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		goto out;
-	}
-	fprintf(f, "%s\nns %llu %llu\nuser %s\n", STATE_MAGIC, (unsigned long long)st->dev,
-		(unsigned long long)st->ino, st->user);
+	fprintf(f, "%s\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
+		(unsigned long long)st->dev, (unsigned long long)st->ino,
+		(unsigned long long)st->root_dev, (unsigned long long)st->root_ino, st->user);
 	for (size_t i = 0; i < st->n_polydirs; i++)
 		fprintf(f, "polydir %s\n", st->polydirs[i]);
 	for (size_t i = 0; i < st->n_tmpdirs; i++)
 		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
 	for (size_t i = 0; i < st->n_sessions; i++)
-		fprintf(f, "session %d %llu\n", (int)st->sessions[i].pid, st->sessions[i].start);
-	if (fflush(f) != 0 || fsync(fileno(f)) < 0)
+		fprintf(f, "session %d %c%llu\n", (int)st->sessions[i].pid,
+			st->sessions[i].pidfs ? 'p' : 's', st->sessions[i].id);
+	r = fclose(f) == 0 ? 0 : -ENOMEM;
+	f = NULL;
+	if (r < 0)
+		goto out;
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by a process killed while writing: we hold the lock */
+		(void)unlinkat(dir_fd, tmp, 0);
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+	}
+	if (fd < 0) {
 		r = -errno;
-	if (fclose(f) != 0 && r == 0)
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
 		r = -errno;
 	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
 		r = -errno;
 	if (r < 0)
 		(void)unlinkat(dir_fd, tmp, 0);
 out:
+	if (f)
+		fclose(f);
+	free(text);
 	free(name);
 	free(tmp);
 	return r;
@@ -455,7 +525,8 @@ static void remove_session(struct ns_share_state *st, const struct ns_share_proc
 	size_t kept = 0;
 
 	for (size_t i = 0; i < st->n_sessions; i++)
-		if (st->sessions[i].pid != p->pid || st->sessions[i].start != p->start)
+		if (st->sessions[i].pid != p->pid || st->sessions[i].pidfs != p->pidfs ||
+		    st->sessions[i].id != p->id)
 			st->sessions[kept++] = st->sessions[i];
 	st->n_sessions = kept;
 }
@@ -520,8 +591,6 @@ void ns_share_free(struct ns_share *share)
 {
 	if (!share)
 		return;
-	if (share->orig_ns_fd >= 0)
-		close(share->orig_ns_fd);
 	if (share->dir_fd >= 0)
 		close(share->dir_fd);
 	free(share->base);
@@ -551,7 +620,7 @@ static const char *share_refused_here(void)
 
 	if (n != 1 || root[0] != '/')
 		return "the process is chrooted";
-	init_ns = open("/proc/1/ns/mnt", O_RDONLY | O_CLOEXEC);
+	init_ns = kn_ns_open_pid(1);
 	if (init_ns < 0)
 		return "the init process's mount namespace cannot be opened";
 	same = kn_ns_same(init_ns, -1);
@@ -576,8 +645,14 @@ static void rechdir(const char *cwd)
 static int state_from_session(struct ns_share_state *st, const char *user,
 			      const struct ns_session *sess, const struct stat *pin)
 {
+	struct stat root;
+
+	if (stat("/", &root) < 0)
+		return -errno;
 	st->dev = pin->st_dev;
 	st->ino = pin->st_ino;
+	st->root_dev = root.st_dev;
+	st->root_ino = root.st_ino;
 	st->user = strdup(user);
 	if (!st->user)
 		return -ENOMEM;
@@ -700,16 +775,10 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 
 	*ret_share = NULL;
 	*fail = (struct ns_failure){0};
-	why = share_refused_here();
-	if (why) {
-		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
-		    why);
-		return ns_apply(plan, opts, sess, fail, log, ud);
-	}
 	share = calloc(1, sizeof(*share));
 	if (!share)
 		return fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
-	share->orig_ns_fd = share->dir_fd = -1;
+	share->dir_fd = -1;
 	share->uid = uid;
 	if (asprintf(&share->base, "%u-%s", (unsigned)uid, key) < 0) {
 		share->base = NULL;
@@ -734,13 +803,6 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 			    "share_namespace: cannot lock %s/%u.lock: %s: this session gets a "
 			    "namespace of its own",
 			    NS_SHARE_DIR, (unsigned)uid, strerror(-r));
-	}
-	if (r >= 0)
-		r = kn_ns_save(&orig);
-	if (r >= 0) {
-		share->orig_ns_fd = fcntl(orig.ns_fd, F_DUPFD_CLOEXEC, 3);
-		if (share->orig_ns_fd < 0)
-			r = -errno;
 	}
 	if (r < 0) {
 		/* Unshared, as without the argument. */
@@ -780,8 +842,33 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 	}
 
 	if (have_state) {
-		int pin = ns_share_pin_open(share->dir_fd, share->base, &st);
+		struct stat root;
+		int pin;
 
+		/* setns() would put the root at the namespace's: refuse a chrooted caller. */
+		if (stat("/", &root) < 0 || root.st_dev != st.root_dev ||
+		    root.st_ino != st.root_ino) {
+			log(ud, false,
+			    "share_namespace: the process's root is not the one %s/%s.ns "
+			    "was pinned with (chrooted?): this session gets a namespace "
+			    "of its own",
+			    NS_SHARE_DIR, share->base);
+			ns_share_free(share);
+			share = NULL;
+			r = ns_apply(plan, opts, sess, fail, log, ud);
+			goto out;
+		}
+		pin = ns_share_pin_open(share->dir_fd, share->base, &st);
+		/* From another namespace (su within a session) the pins are out of sight. */
+		why = pin < 0 ? share_refused_here() : NULL;
+		if (why) {
+			log(ud, false,
+			    "share_namespace: %s: this session gets a namespace of its own", why);
+			ns_share_free(share);
+			share = NULL;
+			r = ns_apply(plan, opts, sess, fail, log, ud);
+			goto out;
+		}
 		if (pin < 0) {
 			log(ud, false,
 			    "share_namespace: refusing %s/%s.ns: %s: this session gets a namespace "
@@ -822,6 +909,20 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		goto out;
 	}
 
+	why = share_refused_here();
+	if (why) {
+		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
+		    why);
+		ns_share_free(share);
+		share = NULL;
+		r = ns_apply(plan, opts, sess, fail, log, ud);
+		goto out;
+	}
+	r = kn_ns_save(&orig);
+	if (r < 0) {
+		r = fail_with(fail, "saving the mount namespace", NULL, r);
+		goto out;
+	}
 	r = ns_apply(plan, opts, sess, fail, log, ud);
 	if (r < 0)
 		goto out;
@@ -858,7 +959,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 {
 	struct kn_ns_saved here = KN_NS_SAVED_INIT;
 	struct ns_share_state st = {0};
-	int lock, r;
+	int lock, init_ns = -1, r;
 
 	*fail = (struct ns_failure){0};
 	lock = ns_share_lock(share->dir_fd, share->uid);
@@ -897,7 +998,9 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		if (fd >= 0)
 			close(fd);
 	}
-	if (kn_ns_save(&here) == 0 && kn_ns_join(share->orig_ns_fd) == 0) {
+	/* Only a session in process 1's namespace builds and pins: the pin is there. */
+	init_ns = kn_ns_open_pid(1);
+	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
 		int k = ns_share_drop(share->dir_fd, share->base, &st);
 
 		if (k < 0 && r == 0)
@@ -910,6 +1013,8 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		r = fail_with(fail, "entering the namespace that holds", NS_SHARE_DIR, -errno);
 	}
 out:
+	if (init_ns >= 0)
+		close(init_ns);
 	kn_ns_saved_close(&here);
 	ns_share_state_free(&st);
 	close(lock);

@@ -22,15 +22,21 @@
 #include "ns-build.h"
 #include "plan.h"
 
-/* A session's process, told apart from a later one with its pid by its start time. */
+/*
+ * A session's process, told apart from a later one with its pid by its
+ * pidfs inode (kernels from 6.9), else its start time.
+ */
 struct ns_share_proc {
 	pid_t pid;
-	unsigned long long start; /* /proc/PID/stat field 22 */
+	bool pidfs; /* id is the pidfs inode, else /proc/PID/stat's start time */
+	unsigned long long id;
 };
 
 struct ns_share_state {
 	dev_t dev; /* the pinned namespace */
 	ino_t ino;
+	dev_t root_dev; /* "/" of the session that pinned it: a joiner must have the same */
+	ino_t root_ino;
 	char *user;
 	char **polydirs; /* what the namespace has mounted, for the check tool */
 	size_t n_polydirs;
@@ -45,8 +51,7 @@ struct ns_share_state {
 
 /* What close needs, kept as PAM data by a session that built or joined a pinned namespace. */
 struct ns_share {
-	int orig_ns_fd; /* the namespace that holds the pin */
-	int dir_fd;	/* NS_SHARE_DIR, opened there */
+	int dir_fd; /* NS_SHARE_DIR, opened in process 1's namespace, which holds the pins */
 	uid_t uid;
 	char *base; /* "UID-KEY" */
 	struct ns_share_proc self;
@@ -54,13 +59,13 @@ struct ns_share {
 };
 
 /*
- * The instance key: SHA-256 of everything that selects what is mounted,
+ * The instance key: a 128-bit hash of everything that selects what is mounted,
  * the uid, the SELinux context, the plan's entries and the options that
  * change how they are applied, and the original user for unmnt_remnt and
- * unmnt_only. 64 hex characters and a NUL into out.
+ * unmnt_only. 32 hex characters and a NUL into out.
  */
 int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
-		 const struct ns_apply_opts *opts, long orig_uid, char out[65]);
+		 const struct ns_apply_opts *opts, long orig_uid, char out[33]);
 
 /*
  * Open a session in share mode: join the user's pinned namespace for this
