@@ -21,12 +21,13 @@
 
 /* One pinned namespace, as found in the directory. */
 struct pin {
-	char *base; /* "UID-KEY" */
+	int udir; /* NS_SHARE_DIR/UID */
 	unsigned uid;
+	char *key;
 	struct ns_share_state st;
 	int state_error; /* reading the state: 0 or a negative errno */
 	int pin_error;	 /* checking the pin: 0 or a negative errno */
-	size_t live;
+	size_t live, stale;
 };
 
 static const char *pin_problem(int r)
@@ -50,66 +51,130 @@ static const char *pin_problem(int r)
 static void pins_free(struct pin *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(p[i].base);
+		if (p[i].udir >= 0)
+			close(p[i].udir);
+		free(p[i].key);
 		ns_share_state_free(&p[i].st);
 	}
 	free(p);
 }
 
-/* Every UID-KEY.state in the directory (only uid's if uid >= 0). */
-static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
+/* The entries of directory fd (closed here) for which keep() says yes, as names. */
+static int list_names(int fd, bool (*keep)(const char *), char ***ret, size_t *ret_n)
 {
-	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct pin *pins = NULL;
+	char **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
-	DIR *d;
+	DIR *d = fdopendir(fd);
 
-	if (fd < 0)
-		return -errno;
-	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
 		return -errno;
 	}
 	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-		unsigned u;
-		char dash;
-		struct pin *p;
+		char **q;
 
-		if (len < 7 || strcmp(de->d_name + len - 6, ".state") != 0 ||
-		    sscanf(de->d_name, "%u%c", &u, &dash) != 2 || dash != '-')
+		if (!keep(de->d_name))
 			continue;
-		if (uid >= 0 && u != (unsigned)uid)
-			continue;
-		p = realloc(pins, (n + 1) * sizeof(*pins));
-		if (!p)
-			goto oom;
-		pins = p;
-		pins[n] = (struct pin){.uid = u, .base = strndup(de->d_name, len - 6)};
-		if (!pins[n++].base)
-			goto oom;
-		p = &pins[n - 1];
-		p->state_error = ns_share_state_read(dir_fd, p->base, &p->st);
-		if (p->state_error == 0) {
-			int pfd = ns_share_pin_open(dir_fd, p->base, &p->st);
-
-			p->pin_error = pfd < 0 ? pfd : 0;
-			if (pfd >= 0)
-				close(pfd);
-			for (size_t i = 0; i < p->st.n_sessions; i++)
-				p->live += ns_share_proc_alive(&p->st.sessions[i]) == 1;
+		q = realloc(names, (n + 1) * sizeof(*names));
+		if (!q || !(q[n] = strdup(de->d_name))) {
+			free(q ? q : names);
+			closedir(d);
+			return -ENOMEM;
 		}
+		names = q;
+		n++;
 	}
 	closedir(d);
+	*ret = names;
+	*ret_n = n;
+	return 0;
+}
+
+static bool is_uid(const char *name)
+{
+	return name[0] >= '0' && name[0] <= '9' && strspn(name, "0123456789") == strlen(name);
+}
+
+static bool is_state(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 6 && strcmp(name + len - 6, ".state") == 0 && !strchr(name, '@');
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Every UID/KEY.state below the directory (only uid's if uid >= 0). */
+static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
+{
+	struct pin *pins = NULL;
+	char **uids = NULL;
+	size_t n = 0, n_uids = 0;
+	int r;
+
+	r = list_names(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), is_uid, &uids,
+		       &n_uids);
+	if (r < 0)
+		return r;
+	for (size_t u = 0; u < n_uids && r == 0; u++) {
+		unsigned long id = strtoul(uids[u], NULL, 10);
+		char **keys = NULL;
+		size_t n_keys = 0;
+		int udir;
+
+		if (uid >= 0 && id != (unsigned long)uid)
+			continue;
+		udir = ns_share_user_dir(dir_fd, (uid_t)id, false);
+		if (udir < 0)
+			continue;
+		r = list_names(openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), is_state,
+			       &keys, &n_keys);
+		for (size_t k = 0; k < n_keys && r == 0; k++) {
+			struct pin *q = realloc(pins, (n + 1) * sizeof(*pins));
+			struct pin *p;
+
+			if (!q) {
+				r = -ENOMEM;
+				break;
+			}
+			pins = q;
+			p = &pins[n++];
+			*p = (struct pin){.uid = (unsigned)id,
+					  .udir = fcntl(udir, F_DUPFD_CLOEXEC, 3),
+					  .key = strndup(keys[k], strlen(keys[k]) - 6)};
+			if (!p->key || p->udir < 0) {
+				r = -ENOMEM;
+				break;
+			}
+			p->state_error = ns_share_state_read(p->udir, p->key, &p->st);
+			if (p->state_error == 0) {
+				int pfd = ns_share_pin_open(p->udir, p->key, &p->st);
+
+				p->pin_error = pfd < 0 ? pfd : 0;
+				if (pfd >= 0)
+					close(pfd);
+				if (ns_share_sessions(p->udir, p->key, NS_SHARE_SCAN_COUNT, &p->st,
+						      &p->stale) == 0)
+					p->live = p->st.n_sessions;
+			}
+		}
+		free_names(keys, n_keys);
+		close(udir);
+	}
+	free_names(uids, n_uids);
+	if (r < 0) {
+		pins_free(pins, n);
+		return r;
+	}
 	*ret = pins;
 	*ret_n = n;
 	return 0;
-oom:
-	closedir(d);
-	pins_free(pins, n);
-	return -ENOMEM;
 }
 
 /* "ROOT TARGET FSTYPE SOURCE" of a mountinfo line, or -1: what two namespaces' copies share. */
@@ -150,7 +215,7 @@ static char *own_mounts(void)
  * The mounts on or below the polydirs that the caller's namespace does not
  * have, read inside the pinned namespace by a child.
  */
-static void print_mounts(int dir_fd, const struct pin *p, bool json, FILE *out)
+static void print_mounts(const struct pin *p, bool json, FILE *out)
 {
 	int pipefd[2], status;
 	char line[4096];
@@ -169,7 +234,7 @@ static void print_mounts(int dir_fd, const struct pin *p, bool json, FILE *out)
 		return;
 	}
 	if (pid == 0) {
-		int pfd = ns_share_pin_open(dir_fd, p->base, &p->st);
+		int pfd = ns_share_pin_open(p->udir, p->key, &p->st);
 		FILE *mi;
 
 		close(pipefd[0]);
@@ -261,16 +326,15 @@ static int cmd_list(bool json)
 			printf("%s\n  {\"user\": \"%s\", \"uid\": %u, \"key\": \"%s\", "
 			       "\"sessions\": "
 			       "%zu, \"stale\": %zu, \"pin\": \"%s\", \"mounts\": [",
-			       i ? "," : "", user, p->uid, strchr(p->base, '-') + 1, p->live,
-			       p->st.n_sessions - p->live, pin_problem(problem));
-			print_mounts(dir_fd, p, true, stdout);
+			       i ? "," : "", user, p->uid, p->key, p->live, p->stale,
+			       pin_problem(problem));
+			print_mounts(p, true, stdout);
 			printf("]}");
 		} else {
 			printf("%s (uid %u), key %.16s: %zu session%s open, %zu stale; pin %s\n",
-			       user, p->uid, strchr(p->base, '-') + 1, p->live,
-			       p->live == 1 ? "" : "s", p->st.n_sessions - p->live,
+			       user, p->uid, p->key, p->live, p->live == 1 ? "" : "s", p->stale,
 			       pin_problem(problem));
-			print_mounts(dir_fd, p, false, stdout);
+			print_mounts(p, false, stdout);
 		}
 	}
 	if (json)
@@ -317,7 +381,7 @@ static int cmd_enter(const char *user, char **cmd)
 		pins_free(pins, n);
 		return 1;
 	}
-	pfd = ns_share_pin_open(dir_fd, best->base, &best->st);
+	pfd = ns_share_pin_open(best->udir, best->key, &best->st);
 	r = pfd < 0 ? pfd : kn_ns_join(pfd);
 	pins_free(pins, n);
 	close(dir_fd);
@@ -371,41 +435,41 @@ static int cmd_drop(const char *user, bool force)
 		printf("%s has no pinned namespace\n", user);
 	for (size_t i = 0; i < n; i++) {
 		struct ns_share_state st = {0};
-		int lock = ns_share_lock(dir_fd, uid), r;
-		size_t stale;
+		int lock = ns_share_lock(pins[i].udir), r;
+		size_t stale = 0;
 
 		if (lock < 0) {
 			fprintf(stderr, "pam_namespace_check: locking: %s\n", strerror(-lock));
 			ret = 1;
 			break;
 		}
-		r = ns_share_state_read(dir_fd, pins[i].base, &st);
+		r = ns_share_state_read(pins[i].udir, pins[i].key, &st);
 		if (r == -ENOENT) {
 			close(lock);
 			continue;
 		}
-		if (r < 0) {
-			/* Unreadable state: the pin cannot be joined anyway; remove what is there.
-			 */
+		if (r < 0) /* unreadable: the pin cannot be joined anyway; remove what is there */
 			st = (struct ns_share_state){0};
-		}
-		stale = r == 0 ? ns_share_state_prune(&st) : 0;
+		else
+			r = ns_share_sessions(pins[i].udir, pins[i].key,
+					      force ? NS_SHARE_SCAN_COUNT
+						    : NS_SHARE_SCAN_PRUNE_TO_LIVE,
+					      &st, &stale);
 		if (r == 0 && st.n_sessions && !force) {
-			if (stale)
-				(void)ns_share_state_write(dir_fd, pins[i].base, &st);
-			printf("%s: kept %s, %zu session%s open (dropped %zu stale); --force drops "
-			       "it\n",
-			       user, pins[i].base, st.n_sessions, st.n_sessions == 1 ? "" : "s",
-			       stale);
+			printf("%s: kept %s/%u/%s.ns, a session is open (dropped %zu stale); "
+			       "--force "
+			       "drops it\n",
+			       user, NS_SHARE_DIR, pins[i].uid, pins[i].key, stale);
 			ret = 1;
 		} else {
-			r = ns_share_drop(dir_fd, pins[i].base, &st);
+			r = ns_share_drop(pins[i].udir, pins[i].key, &st);
 			if (r < 0) {
-				fprintf(stderr, "pam_namespace_check: dropping %s/%s: %s\n",
-					NS_SHARE_DIR, pins[i].base, strerror(-r));
+				fprintf(stderr, "pam_namespace_check: dropping %s/%u/%s: %s\n",
+					NS_SHARE_DIR, pins[i].uid, pins[i].key, strerror(-r));
 				ret = 1;
 			} else {
-				printf("%s: dropped %s/%s.ns\n", user, NS_SHARE_DIR, pins[i].base);
+				printf("%s: dropped %s/%u/%s.ns\n", user, NS_SHARE_DIR, pins[i].uid,
+				       pins[i].key);
 			}
 		}
 		ns_share_state_free(&st);

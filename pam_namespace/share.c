@@ -4,6 +4,7 @@
  * and the open and close of a session that shares its namespace.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -262,14 +263,38 @@ static int dir_open(const char **ret_what)
 	return fd;
 }
 
-int ns_share_lock(int dir_fd, uid_t uid)
+/*
+ * The user's directory, NS_SHARE_DIR/UID, root's and 0700 like its parent:
+ * per user, so that a session lists only its own user's sessions.
+ */
+int ns_share_user_dir(int dir_fd, uid_t uid, bool create)
 {
-	char name[32];
+	char name[24];
+	int fd, r;
+
+	snprintf(name, sizeof(name), "%u", (unsigned)uid);
+	fd = kn_open_child_dir(dir_fd, name);
+	if (fd == -ENOENT && create) {
+		if (mkdirat(dir_fd, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = kn_open_child_dir(dir_fd, name);
+	}
+	if (fd < 0)
+		return fd;
+	r = dir_check(fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int ns_share_lock(int udir)
+{
 	struct stat st;
 	int fd;
 
-	snprintf(name, sizeof(name), "%u.lock", (unsigned)uid);
-	fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	fd = openat(udir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
@@ -324,14 +349,6 @@ static int grow(void *pptr, size_t n, size_t size)
 	return 0;
 }
 
-static int add_session(struct ns_share_state *st, const struct ns_share_proc *p)
-{
-	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
-		return -ENOMEM;
-	st->sessions[st->n_sessions++] = *p;
-	return 0;
-}
-
 static int parse_line(struct ns_share_state *st, char *line)
 {
 	char *sp = strchr(line, ' ');
@@ -376,18 +393,6 @@ static int parse_line(struct ns_share_state *st, char *line)
 			(struct ns_share_tmpdir){.parent = strdup(arg), .name = strdup(arg2)};
 		if (!st->tmpdirs[st->n_tmpdirs++].parent || !st->tmpdirs[st->n_tmpdirs - 1].name)
 			return -ENOMEM;
-	} else if (strcmp(line, "session") == 0) {
-		struct ns_share_proc p;
-		int pid;
-
-		char kind;
-
-		if (sscanf(arg, "%d %c%llu", &pid, &kind, &p.id) != 3 || pid <= 0 ||
-		    (kind != 'p' && kind != 's'))
-			return -EBADMSG;
-		p.pidfs = kind == 'p';
-		p.pid = pid;
-		return add_session(st, &p);
 	} else {
 		return -EBADMSG;
 	}
@@ -474,9 +479,6 @@ int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_sta
 		fprintf(f, "polydir %s\n", st->polydirs[i]);
 	for (size_t i = 0; i < st->n_tmpdirs; i++)
 		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
-	for (size_t i = 0; i < st->n_sessions; i++)
-		fprintf(f, "session %d %c%llu\n", (int)st->sessions[i].pid,
-			st->sessions[i].pidfs ? 'p' : 's', st->sessions[i].id);
 	r = fclose(f) == 0 ? 0 : -ENOMEM;
 	f = NULL;
 	if (r < 0)
@@ -509,26 +511,105 @@ out:
 	return r;
 }
 
-size_t ns_share_state_prune(struct ns_share_state *st)
-{
-	size_t kept = 0, n = st->n_sessions;
+/* ------------------------------------------------------------ sessions */
 
-	for (size_t i = 0; i < n; i++)
-		if (ns_share_proc_alive(&st->sessions[i]))
-			st->sessions[kept++] = st->sessions[i];
-	st->n_sessions = kept;
-	return n - kept;
+/*
+ * A session is the empty file KEY@PID.pID (pidfs inode) or KEY@PID.sID
+ * (start time): made and removed whole, so a process killed at any point
+ * leaves a record that is either there or not, never half written.
+ */
+static int session_name(char *buf, size_t size, const char *key, const struct ns_share_proc *p)
+{
+	int n = snprintf(buf, size, "%s@%d.%c%llu", key, (int)p->pid, p->pidfs ? 'p' : 's', p->id);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static void remove_session(struct ns_share_state *st, const struct ns_share_proc *p)
+int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p)
 {
-	size_t kept = 0;
+	char name[128];
+	int fd, r = session_name(name, sizeof(name), key, p);
 
-	for (size_t i = 0; i < st->n_sessions; i++)
-		if (st->sessions[i].pid != p->pid || st->sessions[i].pidfs != p->pidfs ||
-		    st->sessions[i].id != p->id)
-			st->sessions[kept++] = st->sessions[i];
-	st->n_sessions = kept;
+	if (r < 0)
+		return r;
+	fd = openat(udir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p)
+{
+	char name[128];
+	int r = session_name(name, sizeof(name), key, p);
+
+	if (r < 0)
+		return r;
+	return unlinkat(udir, name, 0) < 0 ? -errno : 0;
+}
+
+/* "KEY@PID.kID" into *p, if name is a session of key. */
+static bool session_parse(const char *name, const char *key, struct ns_share_proc *p)
+{
+	size_t klen = strlen(key);
+	char kind, end;
+	int pid;
+
+	if (strncmp(name, key, klen) != 0 || name[klen] != '@')
+		return false;
+	if (sscanf(name + klen + 1, "%d.%c%llu%c", &pid, &kind, &p->id, &end) != 3 || pid <= 0 ||
+	    (kind != 'p' && kind != 's'))
+		return false;
+	p->pid = pid;
+	p->pidfs = kind == 'p';
+	return true;
+}
+
+int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
+		      size_t *ret_stale)
+{
+	int fd = openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t stale = 0;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	st->n_sessions = 0;
+	while ((de = readdir(d))) {
+		struct ns_share_proc p;
+		bool alive;
+
+		if (!session_parse(de->d_name, key, &p))
+			continue;
+		alive = mode != NS_SHARE_SCAN_REMOVE_ALL && ns_share_proc_alive(&p);
+		if (!alive) {
+			stale += mode != NS_SHARE_SCAN_REMOVE_ALL;
+			if (mode != NS_SHARE_SCAN_COUNT)
+				(void)unlinkat(udir, de->d_name, 0);
+			continue;
+		}
+		if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		st->sessions[st->n_sessions++] = p;
+		/* One live session is all an open or a close needs to know. */
+		if (mode == NS_SHARE_SCAN_PRUNE_TO_LIVE)
+			break;
+	}
+	closedir(d);
+	if (ret_stale)
+		*ret_stale = stale;
+	return r;
 }
 
 /* ------------------------------------------------------------ pins */
@@ -580,6 +661,14 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
 	}
 	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
 		r = -errno;
+	{
+		struct ns_share_state none = {0};
+
+		k = ns_share_sessions(dir_fd, base, NS_SHARE_SCAN_REMOVE_ALL, &none, NULL);
+		free(none.sessions);
+		if (k < 0 && r == 0)
+			r = k;
+	}
 	free(pin);
 	free(state);
 	return r;
@@ -593,7 +682,8 @@ void ns_share_free(struct ns_share *share)
 		return;
 	if (share->dir_fd >= 0)
 		close(share->dir_fd);
-	free(share->base);
+	free(share->key);
+	free(share->where);
 	free(share);
 }
 
@@ -628,11 +718,6 @@ static const char *share_refused_here(void)
 	if (same != 1)
 		return "the process is not in the init process's mount namespace";
 	return NULL;
-}
-
-static char *dup_cwd(void)
-{
-	return getcwd(NULL, 0);
 }
 
 /* After setns() the root and working directory are the namespace's root: back to cwd by name. */
@@ -694,13 +779,13 @@ static int state_from_session(struct ns_share_state *st, const char *user,
  * cannot be made leaves the session unshared (1); a failure to come back
  * into the new namespace fails the session, back where it started.
  */
-static int pin_built(int dir_fd, const char *base, const char *user, struct ns_session *sess,
-		     const struct kn_ns_saved *orig, const struct ns_share_proc *self,
-		     struct ns_failure *fail, ns_apply_log_fn log, void *ud)
+static int pin_built(const struct ns_share *sh, const char *user, struct ns_session *sess,
+		     const struct kn_ns_saved *orig, struct ns_failure *fail, ns_apply_log_fn log,
+		     void *ud)
 {
 	struct kn_ns_saved built = KN_NS_SAVED_INIT;
 	struct ns_share_state st = {0};
-	char *pin = state_name(base, ".ns");
+	char *pin = state_name(sh->key, ".ns");
 	struct stat pst;
 	int r;
 
@@ -721,36 +806,30 @@ static int pin_built(int dir_fd, const char *base, const char *user, struct ns_s
 		r = kn_ns_restore(&built) < 0 ? -errno : 1;
 		goto out;
 	}
-	r = kn_pin_ns(built.ns_fd, dir_fd, pin, &pst);
+	r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
 	if (r < 0) {
 		log(ud, false,
-		    "share_namespace: cannot pin the namespace on %s/%s (%s): not shared",
-		    NS_SHARE_DIR, pin, strerror(-r));
+		    "share_namespace: cannot pin the namespace on %s.ns (%s): not shared",
+		    sh->where, strerror(-r));
 		r = 1;
 	} else {
 		r = state_from_session(&st, user, sess, &pst);
 		if (r == 0)
-			r = add_session(&st, self);
+			r = ns_share_state_write(sh->dir_fd, sh->key, &st);
 		if (r == 0)
-			r = ns_share_state_write(dir_fd, base, &st);
+			r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
 		if (r < 0) {
-			log(ud, false, "share_namespace: cannot write %s/%s.state (%s): not shared",
-			    NS_SHARE_DIR, base, strerror(-r));
-			(void)kn_unpin_ns(dir_fd, pin);
+			log(ud, false, "share_namespace: cannot write %s.state (%s): not shared",
+			    sh->where, strerror(-r));
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
 			r = 1;
 		}
 	}
 	if (kn_ns_restore(&built) < 0) {
 		int e = -errno;
 
-		if (r == 0) {
-			char *state = state_name(base, ".state");
-
-			(void)kn_unpin_ns(dir_fd, pin);
-			if (state)
-				(void)unlinkat(dir_fd, state, 0);
-			free(state);
-		}
+		if (r == 0)
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
 		r = fail_with(fail, "entering the new namespace again", NULL, e);
 	}
 out:
@@ -760,18 +839,102 @@ out:
 	return r;
 }
 
+/* The pin directory and the user's in it, with the user's lock taken; 1 if any is untrusted. */
+static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, void *ud)
+{
+	const char *what;
+	int top, r;
+
+	r = top = dir_open(&what);
+	if (r >= 0) {
+		what = "opening the user's directory in";
+		r = sh->dir_fd = ns_share_user_dir(top, sh->uid, true);
+		close(top);
+	}
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: %s %s: %s%s: this session gets a namespace of its own", what,
+		    NS_SHARE_DIR, strerror(-r),
+		    r == -EPERM ? " (must be root's, mode 0700, on trusted parents)" : "");
+		return 1;
+	}
+	r = *ret_lock = ns_share_lock(sh->dir_fd);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot lock %s/%u/lock: %s: this session gets a namespace "
+		    "of its own",
+		    NS_SHARE_DIR, (unsigned)sh->uid, strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Join: the caller's root must be the one the namespace was pinned with
+ * (setns() moves the root to the namespace's, which would take a chrooted
+ * caller out of its chroot) and the pin what was recorded. 1 if this
+ * session cannot join and builds its own; 0 joined.
+ */
+static int share_join(struct ns_share *sh, const struct ns_share_state *st, struct ns_failure *fail,
+		      ns_apply_log_fn log, void *ud)
+{
+	struct stat root;
+	const char *why;
+	char *cwd;
+	int pin, r;
+
+	if (stat("/", &root) < 0 || root.st_dev != st->root_dev || root.st_ino != st->root_ino) {
+		log(ud, false,
+		    "share_namespace: the process's root is not the one %s.ns was pinned with "
+		    "(chrooted?): this session gets a namespace of its own",
+		    sh->where);
+		return 1;
+	}
+	pin = ns_share_pin_open(sh->dir_fd, sh->key, st);
+	/* From another namespace (su within a session) the pins are out of sight. */
+	why = pin < 0 ? share_refused_here() : NULL;
+	if (why) {
+		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
+		    why);
+		return 1;
+	}
+	if (pin < 0) {
+		log(ud, false,
+		    "share_namespace: refusing %s.ns: %s: this session gets a namespace of its own",
+		    sh->where,
+		    pin == -ESTALE	  ? "not the namespace that was pinned"
+		    : pin == -EMEDIUMTYPE ? "not a mount namespace"
+					  : strerror(-pin));
+		return 1;
+	}
+	r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
+	if (r < 0) {
+		close(pin);
+		return fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
+	}
+	cwd = getcwd(NULL, 0);
+	r = kn_ns_join(pin);
+	close(pin);
+	if (r < 0) {
+		(void)ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+		free(cwd);
+		return fail_with(fail, "joining the shared namespace", NULL, r);
+	}
+	rechdir(cwd);
+	free(cwd);
+	log(ud, true, "share_namespace: joined %s.ns", sh->where);
+	return 0;
+}
+
 int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, uid_t uid,
 		  const char *key, struct ns_session *sess, struct ns_share **ret_share,
 		  struct ns_failure *fail, ns_apply_log_fn log, void *ud)
 {
 	struct kn_ns_saved orig = KN_NS_SAVED_INIT;
 	struct ns_share_state st = {0};
-	struct ns_share *share = NULL;
-	struct ns_share_proc self;
-	const char *why, *what;
-	char *cwd = NULL;
+	struct ns_share *share;
+	const char *why;
 	int lock = -1, r;
-	bool have_state = false;
 
 	*ret_share = NULL;
 	*fail = (struct ns_failure){0};
@@ -780,143 +943,62 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		return fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
 	share->dir_fd = -1;
 	share->uid = uid;
-	if (asprintf(&share->base, "%u-%s", (unsigned)uid, key) < 0) {
-		share->base = NULL;
+	share->key = strdup(key);
+	if (!share->key ||
+	    asprintf(&share->where, "%s/%u/%s", NS_SHARE_DIR, (unsigned)uid, key) < 0) {
+		share->where = NULL;
 		r = fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
 		goto out;
 	}
 	r = proc_self(&share->self);
-	self = share->self;
-	if (r == 0) {
-		share->dir_fd = r = dir_open(&what);
-		if (r < 0)
-			log(ud, false,
-			    "share_namespace: %s %s: %s%s: this session gets a namespace of its "
-			    "own",
-			    what, NS_SHARE_DIR, strerror(-r),
-			    r == -EPERM ? " (must be root's, mode 0700, on trusted parents)" : "");
-	}
-	if (r >= 0) {
-		lock = r = ns_share_lock(share->dir_fd, uid);
-		if (r < 0)
-			log(ud, false,
-			    "share_namespace: cannot lock %s/%u.lock: %s: this session gets a "
-			    "namespace of its own",
-			    NS_SHARE_DIR, (unsigned)uid, strerror(-r));
-	}
 	if (r < 0) {
-		/* Unshared, as without the argument. */
-		ns_share_free(share);
-		share = NULL;
-		r = ns_apply(plan, opts, sess, fail, log, ud);
-		goto out;
+		log(ud, false,
+		    "share_namespace: cannot tell this process's identity (%s): this session gets "
+		    "a namespace of its own",
+		    strerror(-r));
+		goto unshared;
 	}
+	if (share_enter(share, &lock, log, ud))
+		goto unshared;
 
-	r = ns_share_state_read(share->dir_fd, share->base, &st);
+	r = ns_share_state_read(share->dir_fd, key, &st);
 	if (r == 0) {
-		have_state = true;
-		size_t stale = ns_share_state_prune(&st);
+		size_t stale = 0;
 
+		r = ns_share_sessions(share->dir_fd, key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale);
 		if (stale)
-			log(ud, false, "share_namespace: %s/%s.state: dropped %zu session%s gone",
-			    NS_SHARE_DIR, share->base, stale, stale == 1 ? "" : "s");
-		if (st.n_sessions == 0) {
-			/* Every session died without closing: start afresh. */
-			r = ns_share_drop(share->dir_fd, share->base, &st);
+			log(ud, false, "share_namespace: %s: dropped %zu session%s gone",
+			    share->where, stale, stale == 1 ? "" : "s");
+		if (r == 0 && st.n_sessions > 0) {
+			r = share_join(share, &st, fail, log, ud);
 			if (r < 0)
-				log(ud, false, "share_namespace: dropping the stale pin %s/%s: %s",
-				    NS_SHARE_DIR, share->base, strerror(-r));
-			ns_share_state_free(&st);
-			have_state = false;
+				goto out;
+			if (r == 1)
+				goto unshared;
+			*sess = (struct ns_session){0};
+			*ret_share = share;
+			share = NULL;
+			goto out;
 		}
+		/* Every session died without closing: start afresh. */
+		r = ns_share_drop(share->dir_fd, key, &st);
+		if (r < 0)
+			log(ud, false, "share_namespace: dropping the stale pin %s.ns: %s",
+			    share->where, strerror(-r));
 	} else if (r != -ENOENT) {
 		log(ud, false,
-		    "share_namespace: refusing %s/%s.state: %s: this session gets a "
-		    "namespace of its own",
-		    NS_SHARE_DIR, share->base,
-		    r == -EPERM ? "not root's or not private" : strerror(-r));
-		ns_share_free(share);
-		share = NULL;
-		r = ns_apply(plan, opts, sess, fail, log, ud);
-		goto out;
+		    "share_namespace: refusing %s.state: %s: this session gets a namespace of its "
+		    "own",
+		    share->where, r == -EPERM ? "not root's or not private" : strerror(-r));
+		goto unshared;
 	}
 
-	if (have_state) {
-		struct stat root;
-		int pin;
-
-		/* setns() would put the root at the namespace's: refuse a chrooted caller. */
-		if (stat("/", &root) < 0 || root.st_dev != st.root_dev ||
-		    root.st_ino != st.root_ino) {
-			log(ud, false,
-			    "share_namespace: the process's root is not the one %s/%s.ns "
-			    "was pinned with (chrooted?): this session gets a namespace "
-			    "of its own",
-			    NS_SHARE_DIR, share->base);
-			ns_share_free(share);
-			share = NULL;
-			r = ns_apply(plan, opts, sess, fail, log, ud);
-			goto out;
-		}
-		pin = ns_share_pin_open(share->dir_fd, share->base, &st);
-		/* From another namespace (su within a session) the pins are out of sight. */
-		why = pin < 0 ? share_refused_here() : NULL;
-		if (why) {
-			log(ud, false,
-			    "share_namespace: %s: this session gets a namespace of its own", why);
-			ns_share_free(share);
-			share = NULL;
-			r = ns_apply(plan, opts, sess, fail, log, ud);
-			goto out;
-		}
-		if (pin < 0) {
-			log(ud, false,
-			    "share_namespace: refusing %s/%s.ns: %s: this session gets a namespace "
-			    "of its own",
-			    NS_SHARE_DIR, share->base,
-			    pin == -ESTALE	  ? "not the namespace that was pinned"
-			    : pin == -EMEDIUMTYPE ? "not a mount namespace"
-						  : strerror(-pin));
-			ns_share_free(share);
-			share = NULL;
-			r = ns_apply(plan, opts, sess, fail, log, ud);
-			goto out;
-		}
-		r = add_session(&st, &self);
-		if (r == 0)
-			r = ns_share_state_write(share->dir_fd, share->base, &st);
-		if (r < 0) {
-			close(pin);
-			r = fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
-			goto out;
-		}
-		cwd = dup_cwd();
-		r = kn_ns_join(pin);
-		close(pin);
-		if (r < 0) {
-			remove_session(&st, &self);
-			(void)ns_share_state_write(share->dir_fd, share->base, &st);
-			r = fail_with(fail, "joining the shared namespace", NULL, r);
-			goto out;
-		}
-		rechdir(cwd);
-		*sess = (struct ns_session){0};
-		log(ud, true, "share_namespace: joined %s/%s.ns (%zu sessions)", NS_SHARE_DIR,
-		    share->base, st.n_sessions);
-		*ret_share = share;
-		share = NULL;
-		r = 0;
-		goto out;
-	}
-
+	/* Build and pin: only from process 1's namespace, unchrooted. */
 	why = share_refused_here();
 	if (why) {
 		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
 		    why);
-		ns_share_free(share);
-		share = NULL;
-		r = ns_apply(plan, opts, sess, fail, log, ud);
-		goto out;
+		goto unshared;
 	}
 	r = kn_ns_save(&orig);
 	if (r < 0) {
@@ -926,7 +1008,7 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 	r = ns_apply(plan, opts, sess, fail, log, ud);
 	if (r < 0)
 		goto out;
-	r = pin_built(share->dir_fd, share->base, opts->user, sess, &orig, &self, fail, log, ud);
+	r = pin_built(share, opts->user, sess, &orig, fail, log, ud);
 	if (r < 0) {
 		/* Back in the original namespace: undo what the apply left outside it. */
 		struct ns_failure ignored;
@@ -939,18 +1021,24 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 	if (r == 0) {
 		share->built = true;
 		ns_session_forget_tmpdirs(sess); /* the pin owns them now */
-		log(ud, true, "share_namespace: pinned %s/%s.ns", NS_SHARE_DIR, share->base);
+		log(ud, true, "share_namespace: pinned %s.ns", share->where);
 		*ret_share = share;
 		share = NULL;
 	}
 	r = 0;
+	goto out;
+
+unshared:
+	/* As without the argument. */
+	ns_share_free(share);
+	share = NULL;
+	r = ns_apply(plan, opts, sess, fail, log, ud);
 out:
 	if (lock >= 0)
 		close(lock);
 	ns_share_state_free(&st);
 	kn_ns_saved_close(&orig);
 	ns_share_free(share);
-	free(cwd);
 	return r;
 }
 
@@ -962,10 +1050,11 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	int lock, init_ns = -1, r;
 
 	*fail = (struct ns_failure){0};
-	lock = ns_share_lock(share->dir_fd, share->uid);
+	lock = ns_share_lock(share->dir_fd);
 	if (lock < 0)
 		return fail_with(fail, "locking", NS_SHARE_DIR, lock);
-	r = ns_share_state_read(share->dir_fd, share->base, &st);
+	(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
+	r = ns_share_state_read(share->dir_fd, share->key, &st);
 	if (r == -ENOENT) {
 		r = 0; /* dropped by the administrator */
 		goto out;
@@ -974,12 +1063,10 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		r = fail_with(fail, "reading the state in", NS_SHARE_DIR, r);
 		goto out;
 	}
-	remove_session(&st, &share->self);
-	(void)ns_share_state_prune(&st);
-	if (st.n_sessions > 0) {
-		r = ns_share_state_write(share->dir_fd, share->base, &st);
+	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, NULL);
+	if (r < 0 || st.n_sessions > 0) {
 		if (r < 0)
-			r = fail_with(fail, "writing the state in", NS_SHARE_DIR, r);
+			r = fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
 		goto out;
 	}
 
@@ -1001,14 +1088,13 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	/* Only a session in process 1's namespace builds and pins: the pin is there. */
 	init_ns = kn_ns_open_pid(1);
 	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
-		int k = ns_share_drop(share->dir_fd, share->base, &st);
+		int k = ns_share_drop(share->dir_fd, share->key, &st);
 
 		if (k < 0 && r == 0)
 			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, k);
 		if (kn_ns_restore(&here) < 0 && r == 0)
 			r = fail_with(fail, "returning to the session's namespace", NULL, -errno);
-		log(ud, true, "share_namespace: last session closed, %s/%s.ns unpinned",
-		    NS_SHARE_DIR, share->base);
+		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
 	} else if (r == 0) {
 		r = fail_with(fail, "entering the namespace that holds", NS_SHARE_DIR, -errno);
 	}

@@ -8,10 +8,12 @@
  * setns(); the last close unpins it. Everything happens under a per-user
  * lock, so that opens and closes of one user never interleave.
  *
- * In NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of its own):
- *   UID.lock         the lock, never removed
- *   UID-KEY.ns       the pinned namespace (a bind of its nsfs file)
- *   UID-KEY.state    what was pinned and which sessions use it
+ * NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of
+ * its own) holds a directory per user, UID (root's, 0700), with:
+ *   lock             the user's lock, never removed
+ *   KEY.ns           a pinned namespace (a bind of its nsfs file)
+ *   KEY.state        what was pinned, written once by the session that pinned it
+ *   KEY@PID.pID      a session using it (pidfs inode; .sID: start time), empty
  */
 
 #include <stdbool.h>
@@ -51,9 +53,10 @@ struct ns_share_state {
 
 /* What close needs, kept as PAM data by a session that built or joined a pinned namespace. */
 struct ns_share {
-	int dir_fd; /* NS_SHARE_DIR, opened in process 1's namespace, which holds the pins */
+	int dir_fd; /* NS_SHARE_DIR/UID, opened in process 1's namespace, which holds the pins */
 	uid_t uid;
-	char *base; /* "UID-KEY" */
+	char *key;
+	char *where; /* NS_SHARE_DIR/UID/KEY, for messages */
 	struct ns_share_proc self;
 	bool built; /* this session built the namespace (else joined it) */
 };
@@ -93,24 +96,36 @@ void ns_share_free(struct ns_share *share);
 
 /* Open NS_SHARE_DIR as it is, checked (root's, 0700, no link); -ENOENT if there is none. */
 int ns_share_dir_open_existing(void);
+/* NS_SHARE_DIR/UID under it, checked the same way; made when create. */
+int ns_share_user_dir(int dir_fd, uid_t uid, bool create);
 /* Take the user's lock: a descriptor to close, or a negative errno. */
-int ns_share_lock(int dir_fd, uid_t uid);
-/* Read BASE.state: 0, -ENOENT, -EBADMSG if malformed, -EPERM if not root's and private. */
-int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret);
-int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st);
+int ns_share_lock(int udir);
+/* Read KEY.state: 0, -ENOENT, -EBADMSG if malformed, -EPERM if not root's and private. */
+int ns_share_state_read(int udir, const char *key, struct ns_share_state *ret);
+int ns_share_state_write(int udir, const char *key, const struct ns_share_state *st);
 void ns_share_state_free(struct ns_share_state *st);
-/* 1 if the process is the same one (pid and start time), 0 if it is gone. */
+/* 1 if the process is the same one (pid and pidfs inode or start time), 0 if it is gone. */
 int ns_share_proc_alive(const struct ns_share_proc *p);
-/* Drop the sessions whose process is gone; returns how many. */
-size_t ns_share_state_prune(struct ns_share_state *st);
+int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p);
+int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p);
+
+enum ns_share_scan {
+	NS_SHARE_SCAN_COUNT,	     /* every session into st->sessions, the gone ones counted */
+	NS_SHARE_SCAN_PRUNE_TO_LIVE, /* remove gone ones until one is alive; it alone is kept */
+	NS_SHARE_SCAN_REMOVE_ALL,    /* remove every record */
+};
+/* The sessions of key: live ones into st->sessions, gone ones counted into *ret_stale. */
+int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
+		      size_t *ret_stale);
 /*
- * Open BASE.ns and check it is the namespace the state recorded: a mount
+ * Open KEY.ns and check it is the namespace the state recorded: a mount
  * namespace with that device and inode. A descriptor, or -EMEDIUMTYPE
  * (not a namespace), -ESTALE (another namespace), -errno.
  */
-int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state *st);
+int ns_share_pin_open(int udir, const char *key, const struct ns_share_state *st);
 /*
- * Unpin BASE, remove its tmpdir instances and its state. The caller is in
- * the namespace that holds the pin. Returns the first error.
+ * Unpin KEY, remove its tmpdir instances, its state and its session
+ * records. The caller is in the namespace that holds the pin. Returns the
+ * first error.
  */
-int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st);
+int ns_share_drop(int udir, const char *key, const struct ns_share_state *st);

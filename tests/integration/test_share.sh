@@ -62,20 +62,21 @@ kill_session() {
 	wait "${!var}" 2>/dev/null || true
 }
 
+# pins UID: how many namespaces of UID are pinned.
 pins() {
-	find "$PIN" -maxdepth 1 -name "$1*.ns" 2>/dev/null | wc -l
+	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
 }
 
 sb_note "two concurrent su sessions of alice share /tmp and its mounts"
 hold a1 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/a1.ns; echo first >/tmp/from-a1; mkdir /tmp/sub'
 # root mounts a tmpfs under alice's /tmp, inside her namespace, as FUSE or a portal would
 nsenter -t "$(pgrep -n -f "a1.go")" -m sh -c 'mount -t tmpfs inner /tmp/sub && echo in-sub >/tmp/sub/file'
-assert_eq 1 "$(pins "$alice-")" "a pin for alice while her session is open"
+assert_eq 1 "$(pins "$alice")" "a pin for alice while her session is open"
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-a1; cat /tmp/sub/file')
 assert_eq "$(cat "$SB_OUT/a1.ns")
 first
 in-sub" "$out" "the second session's namespace, /tmp and mount"
-assert_log_contains "share_namespace: joined $PIN/$alice-"
+assert_log_contains "share_namespace: joined $PIN/$alice/"
 
 sb_note "pam_namespace_check lists, enters and keeps the live pin"
 out=$("$NS_CHECK" --shared)
@@ -93,29 +94,28 @@ assert_eq first "$("$NS_CHECK" --enter alice -- cat /tmp/from-a1)" "--enter alic
 rc=0
 out=$("$NS_CHECK" --drop alice) || rc=$?
 assert_eq 1 "$rc" "--drop of a pin with a session open"
-assert_contains "$out" "1 session open" "--drop keeps it"
-assert_eq 1 "$(pins "$alice-")" "the pin after a refused --drop"
+assert_contains "$out" "a session is open" "--drop keeps it"
+assert_eq 1 "$(pins "$alice")" "the pin after a refused --drop"
 
 sb_note "bob never joins alice's"
 out=$(sandbox_su bob 'readlink /proc/self/ns/mnt; ls /tmp')
 assert_ne "$(cat "$SB_OUT/a1.ns")" "$(head -1 <<<"$out")" "bob's namespace"
 assert_not_contains "$out" from-a1 "bob's /tmp"
-assert_eq 0 "$(pins 2002-)" "no pin of bob's after his session"
+assert_eq 0 "$(pins 2002)" "no pin of bob's after his session"
 release a1
-assert_eq 0 "$(pins "$alice-")" "alice's pin after her last close"
-assert_no_file "$PIN/$alice-$(cat "$SB_OUT/a1.ns" | tr -dc 0-9).state"
-[[ -z $(find "$PIN" -name '*.state') ]] || fail "state left: $(ls "$PIN")"
+assert_eq 0 "$(pins "$alice")" "alice's pin after her last close"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
 sb_note "a driver session and a su session share too; the first to close leaves the other in place"
 hold d1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d1.ns; echo d1 >/tmp/x'
 hold d2 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d2.ns'
 assert_eq "$(cat "$SB_OUT/d1.ns")" "$(cat "$SB_OUT/d2.ns")" "driver and su sessions"
 release d1
-assert_eq 1 "$(pins "$alice-")" "the pin while one session remains"
+assert_eq 1 "$(pins "$alice")" "the pin while one session remains"
 out=$(sandbox_su alice 'cat /tmp/x')
 assert_eq d1 "$out" "a session after the first closed still joins"
 release d2
-assert_eq 0 "$(pins "$alice-")" "the pin after the last close"
+assert_eq 0 "$(pins "$alice")" "the pin after the last close"
 
 sb_note "eight sessions opened at once, then closed while four more open: one namespace, no pin left"
 for i in 1 2 3 4 5 6 7 8; do
@@ -137,8 +137,8 @@ out=$("$NS_CHECK" --shared)
 for i in 5 6 7 8 9 10 11 12; do : >"$sig/m$i.go"; done
 for i in 5 6 7 8 9 10 11 12; do release "m$i"; done
 assert_contains "$out" "8 sessions open, 0 stale" "the count with eight open"
-assert_eq 0 "$(pins "$alice-")" "the pin after all twelve closed"
-[[ -z $(find "$PIN" -name '*.state*') ]] || fail "state left: $(ls "$PIN")"
+assert_eq 0 "$(pins "$alice")" "the pin after all twelve closed"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
 sb_note "a session that fails to build leaves the caller as it was and pins nothing"
 sandbox_conf '/tmp /tmp-bad/ user root'
@@ -147,8 +147,8 @@ rc=0
 out=$(sandbox_driver --show-ns ns-driver alice -- true) || rc=$?
 assert_ne 0 "$rc" "the session must fail: its instance parent is 0755"
 assert_eq "mnt_ns=$(sandbox_mnt_ns self)" "$(grep '^mnt_ns=' <<<"$out")" "the caller's namespace after the failure"
-assert_eq 0 "$(pins "$alice-")" "no pin after a failed build"
-[[ -z $(find "$PIN" -name '*.state*') ]] || fail "state left after a failed build: $(ls "$PIN")"
+assert_eq 0 "$(pins "$alice")" "no pin after a failed build"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left after a failed build: $(ls -R "$PIN")"
 sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "unmnt_remnt: sessions with another original user have another key"
@@ -160,7 +160,7 @@ hold u2 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u2.ns'
 assert_eq "$(cat "$SB_OUT/u1.ns")" "$(cat "$SB_OUT/u2.ns")" "bob's own sessions share"
 release u1
 release u2
-assert_eq 0 "$(pins 2002-)" "bob's pins after his sessions"
+assert_eq 0 "$(pins 2002)" "bob's pins after his sessions"
 sandbox_pam_args share_namespace debug
 
 sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
@@ -169,10 +169,10 @@ sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
 assert_ne "$(cat "$SB_OUT/c1.ns")" "$out" "the session after the change"
 hold c2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
-assert_eq 2 "$(pins "$alice-")" "one pin per key"
+assert_eq 2 "$(pins "$alice")" "one pin per key"
 release c1
 release c2
-assert_eq 0 "$(pins "$alice-")" "no pin after both closed"
+assert_eq 0 "$(pins "$alice")" "no pin after both closed"
 sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "tmpdir instances stay while a session uses them and go with the last"
@@ -197,7 +197,7 @@ assert_contains "$out" fine "alice's login after a killed session"
 # (the dead namespace's inode number may be the new one's: the kernel reuses them)
 assert_not_contains "$out" from-k1 "a fresh /tmp, not the dead session's"
 assert_log_contains "dropped 1 session gone"
-assert_eq 0 "$(pins "$alice-")" "no pin once that login closed"
+assert_eq 0 "$(pins "$alice")" "no pin once that login closed"
 
 sb_note "pam_namespace_check shows a killed session as stale and drops its pin"
 hold k2 driver alice 'true'
@@ -205,8 +205,8 @@ kill_session k2
 out=$("$NS_CHECK" --shared)
 assert_contains "$out" "0 sessions open, 1 stale" "--shared after a kill"
 out=$("$NS_CHECK" --drop alice)
-assert_contains "$out" "dropped $PIN/$alice-" "--drop of a stale pin"
-assert_eq 0 "$(pins "$alice-")" "the pin after --drop"
+assert_contains "$out" "dropped $PIN/$alice/" "--drop of a stale pin"
+assert_eq 0 "$(pins "$alice")" "the pin after --drop"
 assert_eq "no pinned namespace" "$("$NS_CHECK" --shared)" "--shared after --drop"
 
 # attack CASE: alice's two sessions must not share, her session must work,
@@ -235,10 +235,14 @@ install -d -m 0700 /run/elsewhere
 ln -s /run/elsewhere "$PIN"
 refused "directory a symlink" "opening $PIN"
 rm -f "$PIN"
+install -d -m 0700 "$PIN"
+install -d -m 0700 -o alice "$PIN/$alice"
+refused "alice's directory owned by alice" "opening the user's directory in $PIN: Operation not permitted"
+rm -rf "${PIN:?}/$alice"
 
 sb_note "a pin replaced by another namespace, or a planted file, is refused"
 hold p1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/p1.ns'
-pin=$(find "$PIN" -name "$alice-*.ns")
+pin=$(find "$PIN/$alice" -name '*.ns')
 unshare --mount sleep 60 &
 other=$!
 sleep 0.3
