@@ -178,15 +178,16 @@ static int open_parent(const char **ret_name)
 	return fd;
 }
 
-int ns_share_dir_open_existing(void)
+/* name under pfd, made (0700) when missing and create, then checked as root's and 0700. */
+static int open_checked_child(int pfd, const char *name, bool create)
 {
-	const char *name;
-	int pfd = open_parent(&name), fd, r;
+	int fd = kn_open_child_dir(pfd, name), r;
 
-	if (pfd < 0)
-		return pfd;
-	fd = kn_open_child_dir(pfd, name);
-	close(pfd);
+	if (fd == -ENOENT && create) {
+		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = kn_open_child_dir(pfd, name);
+	}
 	if (fd < 0)
 		return fd;
 	r = dir_check(fd);
@@ -194,6 +195,18 @@ int ns_share_dir_open_existing(void)
 		close(fd);
 		return r;
 	}
+	return fd;
+}
+
+int ns_share_dir_open_existing(void)
+{
+	const char *name;
+	int pfd = open_parent(&name), fd;
+
+	if (pfd < 0)
+		return pfd;
+	fd = open_checked_child(pfd, name, false);
+	close(pfd);
 	return fd;
 }
 
@@ -270,23 +283,9 @@ static int dir_open(const char **ret_what)
 int ns_share_user_dir(int dir_fd, uid_t uid, bool create)
 {
 	char name[24];
-	int fd, r;
 
 	snprintf(name, sizeof(name), "%u", (unsigned)uid);
-	fd = kn_open_child_dir(dir_fd, name);
-	if (fd == -ENOENT && create) {
-		if (mkdirat(dir_fd, name, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		fd = kn_open_child_dir(dir_fd, name);
-	}
-	if (fd < 0)
-		return fd;
-	r = dir_check(fd);
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
+	return open_checked_child(dir_fd, name, create);
 }
 
 int ns_share_lock(int udir)
