@@ -111,12 +111,13 @@ static int proc_start(pid_t pid, unsigned long long *ret)
 	if (n <= 0)
 		return -EIO;
 	buf[n] = '\0';
-	/* After the command's ")": state is field 3, starttime field 22. */
+	/* From the space after the command's ")", before field 3 (state), to field 22 (starttime).
+	 */
 	p = strrchr(buf, ')');
 	if (!p)
 		return -EIO;
 	p++;
-	for (int field = 2; field < 22; field++) {
+	for (int field = 3; field < 22; field++) {
 		p = strchr(p + 1, ' ');
 		if (!p)
 			return -EIO;
