@@ -1085,7 +1085,18 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		if (fd >= 0)
 			close(fd);
 	}
-	/* Only a session in process 1's namespace builds and pins: the pin is there. */
+	/*
+	 * The pin is a mount in process 1's namespace (only a session there
+	 * builds and pins), which removing its file detaches from anywhere.
+	 * The tmpdir instances are found by path, as that namespace sees them.
+	 */
+	if (st.n_tmpdirs == 0) {
+		r = ns_share_drop(share->dir_fd, share->key, &st);
+		if (r < 0)
+			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, r);
+		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
+		goto out;
+	}
 	init_ns = kn_ns_open_pid(1);
 	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
 		int k = ns_share_drop(share->dir_fd, share->key, &st);

@@ -72,6 +72,7 @@ hold a1 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/a1.ns; echo first >/tm
 # root mounts a tmpfs under alice's /tmp, inside her namespace, as FUSE or a portal would
 nsenter -t "$(pgrep -n -f "a1.go")" -m sh -c 'mount -t tmpfs inner /tmp/sub && echo in-sub >/tmp/sub/file'
 assert_eq 1 "$(pins "$alice")" "a pin for alice while her session is open"
+assert_eq 1 "$(grep -c " $PIN/$alice/.*\.ns " /proc/self/mountinfo)" "the pin is a mount here"
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-a1; cat /tmp/sub/file')
 assert_eq "$(cat "$SB_OUT/a1.ns")
 first
@@ -104,6 +105,7 @@ assert_not_contains "$out" from-a1 "bob's /tmp"
 assert_eq 0 "$(pins 2002)" "no pin of bob's after his session"
 release a1
 assert_eq 0 "$(pins "$alice")" "alice's pin after her last close"
+assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last close"
 [[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
 sb_note "a driver session and a su session share too; the first to close leaves the other in place"
@@ -186,6 +188,7 @@ release t1
 assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
 release t2
 assert_eq 0 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
+assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last tmpdir close"
 sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "a SIGKILLed session does not lock alice out"
