@@ -241,16 +241,27 @@ static int dir_open(const char **ret_what)
 	}
 	*ret_what = "checking";
 	r = dir_check(fd);
-	if (r == 0 && kn_is_mount_root(fd) != 1) {
+	if (r == 0)
+		r = kn_is_mount_root(fd);
+	if (r == 0) {
 		/* flock() wants a descriptor opened for reading, not O_PATH. */
 		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 		*ret_what = "mounting";
 		if (lfd < 0 || flock(lfd, LOCK_EX) < 0)
 			r = -errno;
+		/* Another session may have made it a mount while this one waited. */
+		if (r == 0) {
+			nfd = kn_open_child_dir(pfd, name);
+			close(fd);
+			fd = nfd;
+			r = fd < 0 ? fd : dir_check(fd);
+			if (r == 0)
+				r = kn_is_mount_root(fd);
+		}
 		if (r == 0)
 			r = kn_dir_make_private_mount(fd);
-		if (r >= 0) {
+		if (r == 0) {
 			nfd = kn_open_child_dir(pfd, name);
 			close(fd);
 			fd = nfd;
@@ -647,11 +658,18 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
 	if (k < 0 && k != -ENOENT)
 		r = k;
 	for (size_t i = 0; i < st->n_tmpdirs; i++) {
-		bool trusted = false;
-		int pfd = kn_open_dir(st->tmpdirs[i].parent, &trusted);
+		/*
+		 * The walk follows no link below a directory others can write
+		 * (/tmp), and the parent must be root's, as the module made it
+		 * sure at open; the tree is removed without following links.
+		 */
+		int pfd = kn_open_dir(st->tmpdirs[i].parent, NULL);
+		struct stat ps;
 
 		if (pfd >= 0) {
-			k = trusted ? kn_remove_tree(pfd, st->tmpdirs[i].name) : -EPERM;
+			k = fstat(pfd, &ps) < 0 ? -errno
+			    : ps.st_uid != 0	? -EPERM
+						: kn_remove_tree(pfd, st->tmpdirs[i].name);
 			close(pfd);
 		} else {
 			k = pfd;

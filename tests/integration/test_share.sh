@@ -56,9 +56,12 @@ release() {
 # kill_session NAME: SIGKILL the held session's PAM client, then its command:
 # pam_close_session never runs.
 kill_session() {
-	local var="pid_$1"
-	pkill -KILL -x pam_driver || fail "no pam_driver to kill"
-	pkill -KILL -f "$1.go" || true
+	local var="pid_$1" body client
+	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
+	# the PAM client is the command's parent (valgrind's process under --setup valgrind)
+	client=$(ps -o ppid= -p "$body" | tr -d ' ')
+	kill -KILL "$client" || fail "cannot kill session $1's client $client"
+	kill -KILL "$body" 2>/dev/null || true
 	wait "${!var}" 2>/dev/null || true
 }
 
@@ -189,6 +192,16 @@ assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance af
 release t2
 assert_eq 0 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
 assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last tmpdir close"
+sb_note "the same with the instance parent in the real /tmp, which others can write"
+sandbox_conf '/tmp /tmp/tmp-inst/ tmpdir root'
+sandbox_inst_parent /tmp/tmp-inst
+hold t3 driver alice 'echo t >/tmp/t'
+hold t4 driver alice 'cat /tmp/t >'"$SB_OUT"'/t4.seen'
+assert_eq t "$(cat "$SB_OUT/t4.seen")" "the second session sees the first's file"
+release t3
+assert_eq 1 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
+release t4
+assert_eq 0 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
 sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "a SIGKILLed session does not lock alice out"
