@@ -825,6 +825,11 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 		goto out;
 	}
 	r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
+	if (r == -EEXIST) {
+		/* No state, under the lock: left by a session killed while it pinned. */
+		(void)kn_unpin_ns(sh->dir_fd, pin);
+		r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
+	}
 	if (r < 0) {
 		log(ud, false,
 		    "share_namespace: cannot pin the namespace on %s.ns (%s): not shared",

@@ -215,6 +215,17 @@ assert_not_contains "$out" from-k1 "a fresh /tmp, not the dead session's"
 assert_log_contains "dropped 1 session gone"
 assert_eq 0 "$(pins "$alice")" "no pin once that login closed"
 
+sb_note "a pin file left without its state (a session killed while pinning) is replaced"
+hold o1 driver alice 'true'
+key=$(find "$PIN/$alice" -name '*.state' -printf '%f\n' | sed 's/\.state$//')
+release o1
+: >"$PIN/$alice/$key.ns"
+hold o2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/o2.ns'
+out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
+release o2
+assert_eq "$(cat "$SB_OUT/o2.ns")" "$out" "sessions after an orphaned pin file"
+assert_eq 0 "$(pins "$alice")" "no pin after they closed"
+
 sb_note "pam_namespace_check shows a killed session as stale and drops its pin"
 hold k2 driver alice 'true'
 kill_session k2
