@@ -480,6 +480,51 @@ static int cmd_drop(const char *user, bool force)
 	return ret;
 }
 
+void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
+			 bool ignore_parent_mode)
+{
+	struct ns_apply_opts o = {.mount_private = mount_private,
+				  .ignore_instance_parent_mode = ignore_parent_mode};
+	struct pin *pins = NULL, *mine = NULL;
+	char key[33];
+	size_t n = 0, others = 0;
+	int dir_fd;
+
+	if (plan->n_entries == 0 || ns_share_key(plan, user, &o, -1, key) < 0)
+		return;
+	dir_fd = ns_share_dir_open_existing();
+	if (dir_fd >= 0 && pins_list(dir_fd, user->uid, &pins, &n) < 0)
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(pins[i].key, key) == 0)
+			mine = &pins[i];
+		else
+			others++;
+	}
+	if (mine && !mine->state_error && !mine->pin_error && mine->live)
+		printf("share_namespace: a session of %s would join %s/%u/%s.ns (%zu session%s "
+		       "open)\n",
+		       user->name, NS_SHARE_DIR, (unsigned)user->uid, key, mine->live,
+		       mine->live == 1 ? "" : "s");
+	else if (mine)
+		printf("share_namespace: a session of %s would replace the pin %s/%u/%s.ns (%s)\n",
+		       user->name, NS_SHARE_DIR, (unsigned)user->uid, key,
+		       mine->state_error || mine->pin_error
+			       ? pin_problem(mine->state_error ? mine->state_error
+							       : mine->pin_error)
+			       : "its sessions are gone");
+	else
+		printf("share_namespace: a session of %s would build and pin a namespace, key %s\n",
+		       user->name, key);
+	if (others)
+		printf("share_namespace: %s has %zu other pinned namespace%s, from another "
+		       "configuration, context or arguments; their sessions keep them\n",
+		       user->name, others, others == 1 ? "" : "s");
+	pins_free(pins, n);
+	if (dir_fd >= 0)
+		close(dir_fd);
+}
+
 bool ns_check_share_wanted(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)

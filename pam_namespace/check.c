@@ -512,7 +512,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--config FILE] [--confdir DIR] [--config-dir DIR] [--user NAME]\n"
 		"       [--json] [--gen-hash] [--ignore-config-error]\n"
-		"       [--ignore-instance-parent-mode]\n"
+		"       [--ignore-instance-parent-mode] [--share-namespace [--mount-private]]\n"
 		"       %s --shared [--json] | --enter USER [-- CMD...] | --drop USER [--force]\n"
 		"Checks the pam_namespace configuration as the module reads it and, with\n"
 		"--user, prints what a session of that user would get. Exit status 1 on\n"
@@ -540,7 +540,7 @@ static char *user_context(struct checker *c, const char *user)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CONFIG_DIR = 0x100, OPT_IGNORE_PARENT_MODE };
+	enum { OPT_CONFIG_DIR = 0x100, OPT_IGNORE_PARENT_MODE, OPT_SHARE, OPT_MOUNT_PRIVATE };
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"confdir", required_argument, NULL, 'd'},
@@ -550,6 +550,8 @@ int main(int argc, char **argv)
 		{"gen-hash", no_argument, NULL, 'g'},
 		{"ignore-config-error", no_argument, NULL, 'i'},
 		{"ignore-instance-parent-mode", no_argument, NULL, OPT_IGNORE_PARENT_MODE},
+		{"share-namespace", no_argument, NULL, OPT_SHARE},
+		{"mount-private", no_argument, NULL, OPT_MOUNT_PRIVATE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -601,6 +603,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_IGNORE_PARENT_MODE:
 			c.ignore_instance_parent_mode = true;
+			break;
+		case OPT_SHARE:
+			args.share_namespace = true;
+			break;
+		case OPT_MOUNT_PRIVATE:
+			args.mount_private = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -664,6 +672,9 @@ int main(int argc, char **argv)
 			u.context = context;
 			r = ns_plan_build(&plan, &cfg, &u, &lookup, &setup.plan_opts, &c.diag);
 			have_plan = r == 0;
+			if (have_plan && args.share_namespace && !json)
+				ns_check_share_plan(&plan, &u, args.mount_private,
+						    c.ignore_instance_parent_mode);
 			if (have_plan && plan.n_entries) {
 				views = calloc(plan.n_entries, sizeof(*views));
 				if (!views)

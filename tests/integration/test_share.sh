@@ -100,6 +100,8 @@ assert len(d) == 1 and d[0]["user"] == "alice" and d[0]["sessions"] == 1, d
 assert [m["target"] for m in d[0]["mounts"]] == ["/tmp", "/tmp/sub"], d
 ' || fail "--shared --json: $("$NS_CHECK" --shared --json)"
 assert_eq first "$("$NS_CHECK" --enter alice -- cat /tmp/from-a1)" "--enter alice"
+assert_contains "$("$NS_CHECK" --user alice --share-namespace)" \
+	"share_namespace: a session of alice would join $PIN/$alice/" "--user --share-namespace"
 rc=0
 out=$("$NS_CHECK" --drop alice) || rc=$?
 assert_eq 1 "$rc" "--drop of a pin with a session open"
@@ -176,6 +178,9 @@ sandbox_pam_args share_namespace debug
 sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
 hold c1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
 sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
+out=$("$NS_CHECK" --user alice --share-namespace)
+assert_contains "$out" "a session of alice would build and pin a namespace" "--share-namespace after the change"
+assert_contains "$out" "alice has 1 other pinned namespace" "--share-namespace after the change"
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
 assert_ne "$(cat "$SB_OUT/c1.ns")" "$out" "the session after the change"
 hold c2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
