@@ -175,6 +175,14 @@ release u2
 assert_eq 0 "$(pins 2002)" "bob's pins after his sessions"
 sandbox_pam_args share_namespace debug
 
+sb_note "a session opened from inside another one (su within a session) is not pinned"
+sandbox_log_clear
+hold n1 driver alice "$NS_DRIVER ns-driver bob -- readlink /proc/self/ns/mnt >$SB_OUT/n1.bob"
+assert_ne "$(readlink "/proc/$(pgrep -n -f n1.go)/ns/mnt")" "$(cat "$SB_OUT/n1.bob")" "bob's session inside alice's"
+assert_eq 0 "$(pins 2002)" "no pin of bob's made from alice's namespace"
+assert_log_contains "share_namespace: the process is not in the init process's mount namespace"
+release n1
+
 sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
 hold c1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
 sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
