@@ -69,8 +69,8 @@ race() {
 			- "$poly" "${victims[@]}"); then
 			ok=$((ok + 1))
 			seen=$(head -n 1 <<<"$out")
-			[[ $seen != *:"symbolic link" ]] || seen=link
-			[[ -z $through || ${seen%:*} != "$(dev_ino "$through")" ]] || seen=link
+			[[ $seen != *:"symbolic link" ]] || seen="link"
+			[[ -z $through || ${seen%:*} != "$(dev_ino "$through")" ]] || seen="link"
 			printf '%s\n' "${seen%:*}" >>"$SB_OUT/seen"
 			for ((v = 0; v < ${#victims[@]}; v++)); do
 				line=$(sed -n "$((v + 2))p" <<<"$out")
