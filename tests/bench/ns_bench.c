@@ -4,7 +4,7 @@
  * session needs ("the floor"), side by side, interleaved in rounds.
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
- *            [--only SCENARIO]... [--strict] [--baseline MODULE]
+ *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
@@ -12,8 +12,14 @@
  * lie where the sandbox keeps the host's files (not /tmp, /var/tmp, /home,
  * /run).
  *
- * Exit status 1 when a session fails, or a target that is no timing (no
- * fork when no script applies) is missed; with --strict, any target.
+ * Exit status 1 when a session fails, a target that is no timing (no
+ * fork when no script applies) is missed, or a ratio against Linux-PAM's
+ * module misses its bound: the target itself where this module meets it,
+ * else a regression bound above what it was measured to take (README.md);
+ * with --strict, any target; with --no-bounds (an instrumented build), no
+ * bound. A scenario whose bound is missed is run again,
+ * up to three times in all, and the last run counts: noise from other load
+ * rarely misses three times, a regression does.
  *
  * Run by tests/bench/bench.sh inside the test sandbox only: it writes
  * /etc/pam.d, /etc/security and mounts, and refuses to start where
@@ -61,6 +67,15 @@
 #define MOUNTS_DIR  BENCH_DIR "/mounts"
 #define MAX_DIRS    2
 #define MAX_TARGETS 64
+/*
+ * Regression bounds of the ratios against Linux-PAM whose targets (0.35x)
+ * this module misses: above what it was measured to take (README.md), so
+ * that noise passes and a regression does not.
+ */
+#define BOUND_NOINIT_OC 0.60
+#define BOUND_TMPFS_OC	0.70
+#define BOUND_MOUNTS_OC 0.55
+#define MAX_ATTEMPTS	3
 
 enum kind {
 	KIND_PAM,
@@ -94,12 +109,13 @@ struct target {
 	const char *unit; /* NULL: a ratio */
 	bool exact;	  /* not a timing: missed, it fails the run even without --strict */
 	double least;	  /* > 0: the least ratio any PAM module could show here */
+	double bound;	  /* > 0: a ratio against Linux-PAM, enforced at this */
 };
 
 static struct {
 	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
-	bool smoke, strict;
+	bool smoke, strict, no_bounds;
 	const char *only[16];
 	size_t n_only;
 } opt = {
@@ -466,23 +482,44 @@ static void set_least(double libpam_alone, double floor_oc, double reference)
 		targets[n_targets - 1].least = (libpam_alone + floor_oc) / reference;
 }
 
-static bool target_met(const struct target *t)
+/*
+ * The last target, a ratio against Linux-PAM's module, fails the run past
+ * bound: its limit where the target is met, a regression bound where not.
+ */
+static void set_bound(double bound)
 {
-	switch (t->cmp) {
+	if (n_targets > 0)
+		targets[n_targets - 1].bound = bound;
+}
+
+static bool within(enum cmp cmp, double value, double limit)
+{
+	switch (cmp) {
 	case AT_MOST:
-		return t->value <= t->limit;
+		return value <= limit;
 	case AT_LEAST:
-		return t->value >= t->limit;
+		return value >= limit;
 	case BELOW:
-		return t->value < t->limit;
+		return value < limit;
 	}
 	return false;
+}
+
+static bool target_met(const struct target *t)
+{
+	return within(t->cmp, t->value, t->limit);
+}
+
+static bool bound_kept(const struct target *t)
+{
+	return t->bound <= 0 || opt.no_bounds || within(t->cmp, t->value, t->bound);
 }
 
 static void print_target(const struct target *t)
 {
 	static const char *const sign[] = {[AT_MOST] = "<=", [AT_LEAST] = ">=", [BELOW] = "<"};
-	char value[32], limit[32], least[48] = "";
+	char value[32], limit[32], least[48] = "", bound[64] = "";
+	const char *kept = opt.no_bounds ? "not enforced" : bound_kept(t) ? "kept" : "BROKEN";
 
 	if (t->unit) {
 		snprintf(value, sizeof(value), "%.1f %s", t->value, t->unit);
@@ -493,8 +530,13 @@ static void print_target(const struct target *t)
 	}
 	if (t->least > 0)
 		snprintf(least, sizeof(least), "; any module >= %.2fx", t->least);
-	printf("  %-4s %-64s %10s (target %s %s%s)\n", target_met(t) ? "PASS" : "MISS", t->what,
-	       value, sign[t->cmp], limit, least);
+	if (t->bound > 0 && t->bound != t->limit)
+		snprintf(bound, sizeof(bound), "; regression bound %s %.2fx: %s", sign[t->cmp],
+			 t->bound, kept);
+	else if (t->bound > 0)
+		snprintf(bound, sizeof(bound), "; enforced: %s", kept);
+	printf("  %-4s %-64s %10s (target %s %s%s%s)\n", target_met(t) ? "PASS" : "MISS", t->what,
+	       value, sign[t->cmp], limit, least, bound);
 }
 
 /* ------------------------------------------------------------ rounds */
@@ -724,11 +766,13 @@ static void scenario_noinit(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "noinit: open+close, ours / Linux-PAM");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_NOINIT_OC);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
 		   "noinit: open+close, ours / floor");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
 	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
 		   "noinit: whole child, ours / Linux-PAM");
+	set_bound(1.0);
 	add_target(AT_MOST, ours_forks + noscript_forks, 0, "of 2 forked",
 		   "no script applies (noinit; no namespace.init): sessions forking");
 	targets[n_targets - 1].exact = true;
@@ -787,8 +831,10 @@ static void scenario_init(void)
 	print_table("init: /tmp and /var/tmp, user, the default namespace.init", cs, 4);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours (its script) / Linux-PAM (Debian's)");
+	set_bound(0.9);
 	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours / Linux-PAM, both Debian's script");
+	set_bound(0.9);
 	unlink("/etc/security/namespace.init");
 	unlink(CONF_DIR "/namespace.init");
 	free_contestants(cs, 4);
@@ -809,6 +855,7 @@ static void scenario_tmpfs(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "tmpfs: open+close, ours / Linux-PAM");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_TMPFS_OC);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
 		   "tmpfs: open+close, ours / floor");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
@@ -845,8 +892,10 @@ static void scenario_mounts(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "%u mounts: open+close, ours / Linux-PAM", opt.n_mounts);
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_MOUNTS_OC);
 	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
 		   "%u mounts: whole child, ours / Linux-PAM", opt.n_mounts);
+	set_bound(1.0);
 	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
 		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
 	free_contestants(cs, 4);
@@ -993,6 +1042,7 @@ static void scenario_parallel(void)
 		   percentile(rate[0], opt.par_rounds, 50) /
 			   percentile(rate[1], opt.par_rounds, 50),
 		   1.0, NULL, "%u at once: sessions per second, ours / Linux-PAM", workers);
+	set_bound(1.0);
 }
 
 static const struct {
@@ -1008,7 +1058,8 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
-		   "                [--only SCENARIO]... [--strict] [--baseline MODULE]\n"
+		   "                [--only SCENARIO]... [--strict] [--no-bounds] [--baseline "
+		   "MODULE]\n"
 		   "scenarios: noinit init tmpfs mounts instances config parallel baseline\n");
 }
 
@@ -1021,11 +1072,12 @@ int main(int argc, char **argv)
 		{"smoke", no_argument, NULL, 's'},
 		{"only", required_argument, NULL, 'O'},
 		{"strict", no_argument, NULL, 'S'},
+		{"no-bounds", no_argument, NULL, 'B'},
 		{"baseline", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	size_t missed = 0, missed_exact = 0;
+	size_t missed = 0, missed_exact = 0, broken = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -1050,6 +1102,9 @@ int main(int argc, char **argv)
 		case 'S':
 			opt.strict = true;
 			break;
+		case 'B':
+			opt.no_bounds = true;
+			break;
 		case 'b':
 			opt.baseline = optarg;
 			break;
@@ -1065,13 +1120,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/*
+	 * Smoke: fewer rounds, yet enough for the ratios against Linux-PAM
+	 * it enforces; the mounts as many as in the full run, since their
+	 * ratio depends on them; small trees where no such ratio is taken.
+	 */
 	if (opt.smoke) {
-		opt.rounds = 5;
-		opt.par_rounds = 1;
-		opt.par_per_worker = 2;
-		opt.n_mounts = 300;
+		opt.rounds = 100;
+		opt.par_rounds = 7;
+		opt.par_per_worker = 8;
 		opt.n_instances = 1000;
-		opt.settle_us = 0;
 	}
 	if (opt.rounds == 0)
 		die("--rounds must be at least 1");
@@ -1088,18 +1146,41 @@ int main(int argc, char **argv)
 	make_dir("/var/tmp/tmp-inst", 0);
 	write_services();
 	printf("ours:      %s\nLinux-PAM: %s\n%s; times are medians (p90 beside them)\n", opt.ours,
-	       opt.lpam, opt.smoke ? "smoke run: a few rounds, ratios mean nothing" : "full run");
+	       opt.lpam, opt.smoke ? "smoke run: fewer rounds, small trees" : "full run");
 
-	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (wanted(scenarios[i].name))
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		if (!wanted(scenarios[i].name))
+			continue;
+		for (int attempt = 1;; attempt++) {
+			size_t first = n_targets, past = 0;
+
 			scenarios[i].run();
+			for (size_t j = first; j < n_targets; j++)
+				past += !bound_kept(&targets[j]);
+			if (past == 0 || attempt == MAX_ATTEMPTS)
+				break;
+			printf("\n== %s: %zu ratio%s against Linux-PAM past %s bound; again (run "
+			       "%d of "
+			       "%d)\n",
+			       scenarios[i].name, past, past == 1 ? "" : "s",
+			       past == 1 ? "its" : "their", attempt + 1, MAX_ATTEMPTS);
+			for (size_t j = first; j < n_targets; j++)
+				if (!bound_kept(&targets[j]))
+					print_target(&targets[j]);
+			n_targets = first;
+		}
+	}
 
 	printf("\n== targets (ratios of medians from this run)\n");
 	for (size_t i = 0; i < n_targets; i++) {
 		print_target(&targets[i]);
 		missed += !target_met(&targets[i]);
 		missed_exact += !target_met(&targets[i]) && targets[i].exact;
+		broken += !bound_kept(&targets[i]);
 	}
 	printf("%zu of %zu targets met\n", n_targets - missed, n_targets);
-	return missed_exact || (opt.strict && missed) ? 1 : 0;
+	if (broken)
+		printf("%zu ratio%s against Linux-PAM past %s bound: this fails\n", broken,
+		       broken == 1 ? "" : "s", broken == 1 ? "its" : "their");
+	return missed_exact || broken || (opt.strict && missed) ? 1 : 0;
 }
