@@ -3,31 +3,53 @@
 #
 #   bash tests/mutation/mutate.sh [SCRATCH] [MUTATION...]
 #
-# Mutation checks of the descriptor rules (SECURITY.md): for each mutation,
-# copy the tracked source into SCRATCH, break one rule there with sed, build
-# only what the security suite needs and run it. The suite must FAIL on every
-# mutant: a mutant it passes is a test that cannot see the attack. The
+# Mutation checks: for each mutation, copy the tracked source into
+# SCRATCH/NAME, break one thing there with sed, build only what the suite
+# that must see it needs, and run that suite. The suite must FAIL on every
+# mutant, by an assertion of its own (not by a build or setup error): a
+# mutant it passes is a test that cannot see what it exists for. The
 # mutants are patches in a throwaway copy, never build options, so no
-# shipped source or build of the real tree can carry a broken rule.
-# Exit 0 when every mutant was caught, 1 when one survived.
+# shipped source or build of the real tree can carry one.
+#
+#   security  the descriptor rules of SECURITY.md: O_NOFOLLOW,
+#             RESOLVE_NO_SYMLINKS, the instance opened by descriptor, the
+#             fsuid switch
+#   bench     a session made slower: bench_smoke's ratios against
+#             Linux-PAM's module must fail it
+#
+# Exit 0 when every mutant was caught, 1 when one survived, 2 when a
+# mutation no longer applies (the source it patches changed) or a mutant
+# did not build.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/../.." && pwd)
+src=${NS_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 scratch=${1:-$src/build-mutation}
 shift || true
 
-# name#file#sed -E expression#what it breaks
+# name#suite#file#sed -E expression#what it breaks
 mutations=(
-	'nofollow#kernel/path.c#s/ \| O_NOFOLLOW//g#no O_NOFOLLOW: links in user directories followed'
-	'nosymlinks#kernel/path.c#s/KN_RESOLVE_NO_SYMLINKS \| //g#openat2 without RESOLVE_NO_SYMLINKS'
-	'nofsuid#kernel/path.c#s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/#no fsuid switch: user directories searched as root'
+	'nofollow#security#kernel/path.c#s/ \| O_NOFOLLOW//g#no O_NOFOLLOW: links in user directories followed'
+	'nosymlinks#security#kernel/path.c#s/KN_RESOLVE_NO_SYMLINKS \| //g#openat2 without RESOLVE_NO_SYMLINKS'
+	'instfollow#security#pam_namespace/apply.c#s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/#the instance opened with a plain openat, links followed'
+	'nofsuid#security#kernel/path.c#s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/#no fsuid switch: user directories searched as root'
+	'slow#bench#pam_namespace/pam_namespace.c#s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 (void)usleep(300);/#300 us more in each pam_open_session'
 )
-[[ $# -gt 0 ]] || set -- nofollow nosymlinks nofsuid
+[[ $# -gt 0 ]] || set -- nofollow nosymlinks instfollow nofsuid slow
+
+# What each suite needs built, and what its failed assertions look like.
+declare -A targets=(
+	[security]="pam_namespace:shared_module pam_driver attacker resolver_race"
+	[bench]="pam_namespace:shared_module ns_bench"
+)
+declare -A evidence=(
+	[security]='^FAIL: test_[a-z_]+\.sh:[0-9]+: '
+	[bench]='BROKEN|past (its|their) bound'
+)
 
 survived=0
 for want in "$@"; do
 	found=
 	for m in "${mutations[@]}"; do
-		IFS='#' read -r name file expr what <<<"$m"
+		IFS='#' read -r name suite file expr what <<<"$m"
 		[[ $name == "$want" ]] && found=1 && break
 	done
 	[[ -n $found ]] || { echo "mutate.sh: no mutation $want" >&2; exit 2; }
@@ -40,21 +62,25 @@ for want in "$@"; do
 		echo "mutate.sh: $name: '$expr' changed nothing in $file: the mutation is stale" >&2
 		exit 2
 	fi
-	echo "=== mutant $name ($what): $(diff "$src/$file" "$dir/src/$file" | grep -c '^>') lines changed in $file"
+	echo "=== mutant $name ($what): $(diff "$src/$file" "$dir/src/$file" | grep -c '^>') lines changed in $file; suite $suite must fail"
 	meson setup -Dwerror=true -Dman=disabled "$dir/build" "$dir/src" >"$dir/setup.log" 2>&1 ||
 		{ cat "$dir/setup.log"; exit 2; }
-	meson compile -C "$dir/build" pam_namespace:shared_module pam_driver \
-		attacker resolver_race >"$dir/compile.log" 2>&1 ||
+	# shellcheck disable=SC2086 # a list of targets
+	meson compile -C "$dir/build" ${targets[$suite]} >"$dir/compile.log" 2>&1 ||
 		{ cat "$dir/compile.log"; exit 2; }
 	rc=0
-	meson test -C "$dir/build" --no-rebuild --suite security >"$dir/test.log" 2>&1 || rc=$?
+	meson test -C "$dir/build" --no-rebuild --suite "$suite" >"$dir/test.log" 2>&1 || rc=$?
 	caught=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$dir/test.log" | awk '{print $4}' | paste -sd, - || true)
-	if [[ $rc == 0 || -z $caught ]]; then
-		echo "SURVIVED: mutant $name passed the security suite (log: $dir/test.log)"
+	# The evidence: each failed assertion (a test that died otherwise,
+	# such as of a build or setup error, shows none and kills nothing).
+	asserts=$(grep -hE "${evidence[$suite]}" "$dir/build/meson-logs/testlog.txt" || true)
+	if [[ $rc == 0 || -z $caught || -z $asserts ]]; then
+		echo "SURVIVED: mutant $name passed the $suite suite (log: $dir/test.log)"
 		survived=$((survived + 1))
 	else
-		echo "killed: mutant $name failed the security suite in: $caught"
+		echo "killed: mutant $name failed the $suite suite in: $caught"
+		awk '{ print "    " $0 }' <<<"$asserts"
 	fi
 done
 [[ $survived == 0 ]] || { echo "mutate.sh: $survived mutant(s) survived" >&2; exit 1; }
-echo "mutation: every mutant ($*) failed the security suite"
+echo "mutation: every mutant ($*) failed its suite"
