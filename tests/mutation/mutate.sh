@@ -14,8 +14,8 @@
 #   security  the descriptor rules of SECURITY.md: O_NOFOLLOW,
 #             RESOLVE_NO_SYMLINKS, the instance opened by descriptor, the
 #             fsuid switch
-#   bench     a session made slower: bench_smoke's ratios against
-#             Linux-PAM's module must fail it
+#   bench     a session made to burn 300 us more CPU: bench_smoke's
+#             ratios against Linux-PAM's module must fail it
 #
 # Exit 0 when every mutant was caught, 1 when one survived, 2 when a
 # mutation no longer applies (the source it patches changed) or a mutant
@@ -25,13 +25,13 @@ src=${NS_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 scratch=${1:-$src/build-mutation}
 shift || true
 
-# name#suite#file#sed -E expression#what it breaks
+# name@suite@file@sed -E script@what it breaks
 mutations=(
-	'nofollow#security#kernel/path.c#s/ \| O_NOFOLLOW//g#no O_NOFOLLOW: links in user directories followed'
-	'nosymlinks#security#kernel/path.c#s/KN_RESOLVE_NO_SYMLINKS \| //g#openat2 without RESOLVE_NO_SYMLINKS'
-	'instfollow#security#pam_namespace/apply.c#s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/#the instance opened with a plain openat, links followed'
-	'nofsuid#security#kernel/path.c#s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/#no fsuid switch: user directories searched as root'
-	'slow#bench#pam_namespace/pam_namespace.c#s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 (void)usleep(300);/#300 us more in each pam_open_session'
+	'nofollow@security@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
+	'nosymlinks@security@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
+	'instfollow@security@pam_namespace/apply.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
+	'nofsuid@security@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
+	'slow@bench@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
 )
 [[ $# -gt 0 ]] || set -- nofollow nosymlinks instfollow nofsuid slow
 
@@ -49,7 +49,7 @@ survived=0
 for want in "$@"; do
 	found=
 	for m in "${mutations[@]}"; do
-		IFS='#' read -r name suite file expr what <<<"$m"
+		IFS='@' read -r name suite file expr what <<<"$m"
 		[[ $name == "$want" ]] && found=1 && break
 	done
 	[[ -n $found ]] || { echo "mutate.sh: no mutation $want" >&2; exit 2; }
