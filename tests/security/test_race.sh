@@ -95,7 +95,8 @@ race() {
 	if [[ $opened == none ]]; then
 		assert_eq 0 "$ok" "$name: sessions opened (only a fooled module opens one)"
 	else
-		((ok > 0)) || fail "$name: no session opened: the case tests nothing"
+		# A few sessions (valgrind's run) may all lose the race by chance.
+		((ok > 0 || rounds < 20)) || fail "$name: no session opened: the case tests nothing"
 		# "link": the session looked while alice had the link in place.
 		wrong=$(grep -cvxF -e "$(dev_ino "$instance")" -e link "$SB_OUT/seen" || true)
 		assert_eq 0 "$wrong" "$name: opened sessions whose $poly was not $instance"

@@ -50,11 +50,14 @@ sandbox_conf "/tmp /home/alice/inst/ user:noinit root"
 expect_refused "symlinked instance parent"
 assert_no_file /srv/victim000/alice "an instance in the victim"
 
-sb_note "a polydir below a root-only directory in alice's home: the module reaches only what alice can"
-# The walk below a directory alice owns runs with her filesystem identity:
-# root's mode 0700 directory stops it as it would stop her.
-install -d -m 0700 /home/alice/locked
+sb_note "a polydir below a directory of alice's she may not search: the module reaches only what she can"
+# The walk below a directory alice owns runs with her filesystem identity
+# (and without root's capabilities): her own mode 0000 directory stops it
+# as it would stop her, with openat2 and with the O_NOFOLLOW walk that
+# kernels without openat2 (and valgrind) get. As root it would go through.
+install -d -o alice -g alice -m 0755 /home/alice/locked
 install -d -m 0755 /home/alice/locked/x /home/alice/locked/x/poly
+chmod 0000 /home/alice/locked
 locked=$(stat -c %d:%i /home/alice/locked/x/poly)
 sandbox_conf "/home/alice/locked/x/poly /tmp/tmp-inst/ user:noinit root"
 rc=0
