@@ -10,6 +10,8 @@
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the image is built (default: build/tests/boot)
+#   NS_BOOT_SHARED  1 or 0: check share_namespace or not (default: 1 when
+#                   the module's file names it)
 #
 # Everything is written below NS_BOOT_WORK; the host's /etc, /tmp and
 # network are not touched (qemu's user-mode network forwards one free port
@@ -83,6 +85,7 @@ echo "# dpkg -i $(basename "$deb"): $(grep -c '' "$work/dpkg.log") lines of outp
 dpkg-deb -x "$deb" "$work/debx"
 so=$(find "$work/debx" -name pam_namespace_ng.so | head -n 1)
 if grep -q share_namespace "$so"; then shared=1; else shared=0; fi
+shared=${NS_BOOT_SHARED:-$shared}
 
 echo bootvm >"$root/etc/hostname"
 printf '127.0.0.1 localhost\n127.0.1.1 bootvm\n' >"$root/etc/hosts"
