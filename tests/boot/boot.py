@@ -1,18 +1,20 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-#   python3 boot.py WORK
+#   python3 boot.py WORK default|shared
 #
-# Boots WORK/image.raw (made by test_boot.sh) twice under qemu with TCG and
+# Boots WORK/image.raw (made by test_boot.sh) under qemu with TCG and
 # checks, as a user would see it, what the module does on a system booted
-# with systemd: a console login (agetty, login) and ssh logins through a
-# forwarded port, root's view of the real directories, a cron job, tmpfiles
-# cleaning, a reboot, and (when the module has it) issue 15's
-# share_namespace. Each check prints one PASS or FAIL line; any FAIL makes
-# the exit status 1. qemu is killed by its pid on any way out.
+# with systemd. default: two boots; a console login (agetty, login) and ssh
+# logins through a forwarded port, root's view of the real directories, a
+# cron job, systemd-tmpfiles-clean, a reboot. shared: one boot of an image
+# whose module line has share_namespace (issue 15); the console login, ssh
+# logins and a systemd --user service share one namespace, and its pin is
+# gone after the last logout. Each check prints one PASS or FAIL line; any
+# FAIL makes the exit status 1. qemu is killed by its pid on any way out.
 #
-#   NS_BOOT_SHARED=1   the module knows share_namespace: check it too
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 
+import json
 import os
 import re
 import signal
@@ -23,9 +25,8 @@ import time
 
 import pexpect
 
-WORK = sys.argv[1]
+WORK, MODE = sys.argv[1], sys.argv[2]
 BOOT_TIMEOUT = int(os.environ.get("NS_BOOT_TIMEOUT", "600"))
-SHARED = os.environ.get("NS_BOOT_SHARED") == "1"
 failures = []
 qemu = None
 
@@ -183,6 +184,15 @@ def check_common(n):
            "%d lines, %d naming an error" % (len(lines), len(errors)))
 
 
+def tmpfiles_clean(when):
+    """Runs the unit the daily timer starts, as the timer would."""
+    out = root("systemctl start systemd-tmpfiles-clean.service; systemctl show "
+               "-p Result -p ExecMainStatus systemd-tmpfiles-clean.service")
+    result("Result=success" in out and "ExecMainStatus=0" in out,
+           "systemd-tmpfiles-clean.service ran (%s)" % when,
+           out.strip().replace("\n", " "))
+
+
 def ns_of(where):
     return where("readlink /proc/self/ns/mnt").strip()
 
@@ -244,14 +254,14 @@ def first_boot():
     scratch = [os.path.basename(x.split()[1]) for x in scratch
                if x.startswith(c_scr + " ")] or ["none"]
 
-    out = root("systemd-tmpfiles --clean 2>&1; echo status $?")
-    note("systemd-tmpfiles --clean: " + out.strip().replace("\n", "; "))
-    check_parents("after systemd-tmpfiles --clean")
+    tmpfiles_clean("boot 1")
+    check_parents("after systemd-tmpfiles-clean.service")
     left = root("ls -A /tmp/tmp-inst/alice /var/tmp/tmp-inst/alice "
                 "/var/scratch-inst").split()
     result(all(x in left for x in ("console-note", "persist-note")) and
            scratch[0] in left and "console" in con.run("cat /tmp/console-note"),
-           "systemd-tmpfiles --clean removed no live instance", " ".join(left))
+           "systemd-tmpfiles-clean.service removed no live instance",
+           " ".join(left))
 
     while True:
         out = root("cat /tmp/tmp-inst/alice/cron-stat 2>/dev/null || true")
@@ -304,60 +314,146 @@ def second_boot(old_scratch):
            "/var/scratch-inst holds %s (the instance of the session cut by the "
            "poweroff: %s)" % (" ".join(left) or "nothing",
                               "left" if old_scratch in left else "removed"))
-    root("systemd-tmpfiles --clean")
-    check_parents("after the reboot and systemd-tmpfiles --clean")
+    tmpfiles_clean("boot 2")
+    check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
-    if SHARED:
-        shared_mode()
-    else:
-        print("SKIP shared mode: module lacks share_namespace", flush=True)
     poweroff(2)
 
 
-def shared_mode():
-    """Issue 15: all of alice's sessions with share_namespace share one
-    mount namespace pinned under /run/pam_namespace/."""
-    root("sed -i 's/^session    required   pam_namespace_ng.so debug$/& "
-         "share_namespace/' /etc/pam.d/login /etc/pam.d/sshd "
-         "/etc/pam.d/systemd-user /etc/pam.d/cron")
-    note("pam.d lines: " + root("grep -h pam_namespace_ng /etc/pam.d/login "
-                                "/etc/pam.d/systemd-user").strip()
-         .replace("\n", "; "))
+def pins(uid=None):
+    """The pinned namespaces (*.ns) below /run/pam_namespace, of uid (whose
+    number their path names) or of anyone, as root sees them."""
+    found = root("find /run/pam_namespace -name '*.ns' 2>/dev/null || "
+                 "true").split()
+    return [x for x in found if uid is None or
+            re.search(r"/%d[-/.]" % uid, x[len("/run/pam_namespace"):])]
+
+
+def shared_boot():
+    """Issue 15: with share_namespace, all of alice's sessions (console, ssh,
+    her user manager and its services) share one mount namespace pinned in
+    /run/pam_namespace; the last close unpins it."""
+    boot(1)
+    check_parents("after boot")
+    note("session lines: " + root(
+        "grep -h pam_namespace_ng /etc/pam.d/common-session "
+        "/etc/pam.d/common-session-noninteractive /etc/pam.d/login "
+        "/etc/pam.d/sshd /etc/pam.d/systemd-user 2>/dev/null || true")
+        .strip().replace("\n", "; "))
+    init_ns = ns_of(root)
     con = Console("alice", "alicepw")
-    con.run("echo shared >/var/scratch/shared-note")
-    c_ns, c_scr = ns_of(con.run), stat(con.run, "/var/scratch")
-    s = lambda c: ssh("alice", c)
-    s_ns, s_scr = ns_of(s), stat(s, "/var/scratch")
-    u_ns = ssh("alice", "systemd-run --user --wait --pipe -q "
-               "readlink /proc/self/ns/mnt").strip()
-    u_ls = ssh("alice", "systemd-run --user --wait --pipe -q "
-               "ls -A /var/scratch").split()
-    result(c_ns == s_ns == u_ns and c_scr == s_scr and "shared-note" in u_ls,
-           "share_namespace: console, ssh and systemd-run --user share one "
-           "mount namespace and tmpdir instance",
-           "ns %s / %s / %s; /var/scratch %s / %s; the service sees %s" %
-           (c_ns, s_ns, u_ns, c_scr, s_scr, " ".join(u_ls)))
-    pins = root("find /run/pam_namespace -mindepth 1 2>/dev/null || true").split()
-    listed = root("pam_namespace_check --shared 2>&1 || true").strip()
-    result(len(pins) > 0 and listed != "",
-           "share_namespace: a pin under /run/pam_namespace while alice is "
-           "logged in, listed by pam_namespace_check --shared",
-           "%s; --shared: %s" % (" ".join(pins), listed.replace("\n", "; ")))
+    con.run("echo console >/tmp/shared-note; echo scratch >/var/scratch/shared-note")
+    c_ns, c_tmp, c_scr = ns_of(con.run), stat(con.run, "/tmp"), \
+        stat(con.run, "/var/scratch")
+    inst = stat(root, "/tmp/tmp-inst/alice")
+    result(c_tmp.split()[0] == inst.split()[0] and c_ns != init_ns,
+           "alice's console login has /tmp = /tmp/tmp-inst/alice",
+           "ns %s (init's %s), /tmp %s, instance %s" % (c_ns, init_ns, c_tmp, inst))
+
+    def s(c):
+        return ssh("alice", c)
+    s_ns, s_tmp, s_scr = ns_of(s), stat(s, "/tmp"), stat(s, "/var/scratch")
+    s_ls = s("ls -A /tmp /var/scratch").split()
+    result(s_ns == c_ns and s_tmp == c_tmp and s_scr == c_scr and
+           s_ls.count("shared-note") == 2,
+           "share_namespace: alice's ssh login is in her console login's "
+           "namespace (same /tmp, same tmpdir instance)",
+           "ns %s, /tmp %s, /var/scratch %s; sees %s" %
+           (s_ns, s_tmp, s_scr, " ".join(s_ls)))
+
+    run = "systemd-run --user --wait --pipe -q sh -c "
+    u = s(run + "'readlink /proc/self/ns/mnt; stat -c %d:%i /tmp; "
+          "cat /tmp/shared-note /var/scratch/shared-note; "
+          "echo service >/tmp/service-note'").split()
+    seen = con.run("cat /tmp/service-note 2>&1 || true").strip()
+    result(len(u) == 4 and u[0] == c_ns and u[1] == c_tmp.split()[0] and
+           u[2:] == ["console", "scratch"] and seen == "service",
+           "share_namespace: a systemd-run --user service of alice's is in the "
+           "same namespace (its /tmp is hers, what it writes the console sees)",
+           "service: %s; the console reads %s" % (" ".join(u), seen))
+    mgr = root("systemctl show -p MainPID --value user@2001.service").strip()
+    m_ns = root("readlink /proc/%s/ns/mnt" % mgr).strip()
+    result(m_ns == c_ns, "share_namespace: alice's systemd --user manager "
+           "(user@2001.service) is in that namespace",
+           "pid %s, ns %s" % (mgr, m_ns))
+
+    b_ns = ns_of(lambda c: ssh("bob", c))
+    b_ls = ssh("bob", "ls -A /tmp /var/scratch").split()
+    result(b_ns != c_ns and "shared-note" not in b_ls,
+           "share_namespace: bob's ssh login is not in alice's namespace",
+           "ns %s; sees %s" % (b_ns, " ".join(b_ls)))
+    r_ls = root("ls -A /tmp").split()
+    result("shared-note" not in r_ls and "tmp-inst" in r_ls,
+           "share_namespace: root's ssh login sees the real /tmp",
+           " ".join(r_ls))
+
+    d = root("stat -c '%a %U %F' /run/pam_namespace").strip()
+    held = pins(2001)
+    tree = root("find /run/pam_namespace -mindepth 1").split()
+    result(d == "700 root directory" and len(held) == 1,
+           "share_namespace: /run/pam_namespace (root's, 0700) holds one pin "
+           "of alice's while she is logged in", "%s; %s" %
+           (d, " ".join(tree)))
+    listed = root("pam_namespace_check --shared 2>&1").strip()
+    js = root("pam_namespace_check --shared --json 2>&1")
+    try:
+        json.loads(js)
+        parsed = "valid JSON"
+    except ValueError as e:
+        parsed = "not JSON (%s)" % e
+    result(("alice" in listed or "2001" in listed) and parsed == "valid JSON",
+           "pam_namespace_check --shared lists alice's namespace; --json parses",
+           "%s; --json: %s" % (listed.replace("\n", "; "), parsed))
+
+    # The last logout: the console's (each ssh command was a session of its
+    # own, closed), then logind stops user@2001.service (and bob's), whose
+    # PAM session is the last.
     con.logout()
-    deadline = time.time() + 60
+    start = time.time()
     while True:
-        pins = root("find /run/pam_namespace -mindepth 1 2>/dev/null || true").split()
-        if not pins or time.time() > deadline:
+        mgr = root("systemctl show -p ActiveState --value user@2001.service "
+                   "user@2002.service").split()
+        if mgr == ["inactive"] * 2 or time.time() - start > 120:
             break
-        time.sleep(5)
-    result(not pins, "share_namespace: no pin left after alice's last logout "
-           "(and her user manager's end)", " ".join(pins) or "nothing left")
+        time.sleep(3)
+    left = pins()
+    scr = root("stat -c %i /var/scratch-inst/* 2>/dev/null || true").split()
+    result(not left and mgr == ["inactive"] * 2 and
+           c_scr.split()[0].split(":")[1] not in scr,
+           "share_namespace: no pin left after the last logout and the end of "
+           "the user managers; the shared tmpdir instance removed",
+           "after %.0f s: pins %s; user@2001, user@2002: %s; /var/scratch-inst "
+           "holds inodes %s (the shared one was %s)" %
+           (time.time() - start, " ".join(left) or "none",
+            " ".join(mgr), " ".join(scr) or "none",
+            c_scr.split()[0].split(":")[1]))
+    # A freed namespace's inode number may be given to the next one: the
+    # tmpdir instance, removed at the last close, tells them apart.
+    n_ls = s("ls -A /tmp /var/scratch").split()
+    result(n_ls.count("shared-note") == 1 and "shared-note" in
+           s("ls -A /tmp").split(),
+           "share_namespace: alice's next login has her /tmp instance (user) "
+           "and a new /var/scratch (tmpdir)", "sees " + " ".join(n_ls))
+    out = root("journalctl -b --no-pager -o cat | grep -F 'share_namespace:' "
+               "|| true")
+    own = [x for x in out.split("\n") if "namespace of its own" in x or
+           "refusing" in x]
+    for x in out.split("\n"):
+        if x:
+            note("journal: " + x)
+    result(not own, "share_namespace: no session of alice's was refused the "
+           "shared namespace (journal)", "%d such lines" % len(own))
+    check_common(1)
+    poweroff(1)
 
 
 def main():
     start = time.time()
     try:
-        second_boot(first_boot())
+        if MODE == "shared":
+            shared_boot()
+        else:
+            second_boot(first_boot())
     except (RuntimeError, pexpect.ExceptionPexpect, subprocess.SubprocessError,
             IndexError) as e:
         result(False, "the boot cycle ran to its end", "%s: %s" %

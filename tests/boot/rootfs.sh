@@ -19,7 +19,13 @@ set -euo pipefail
 }
 cache=$1
 suite=bookworm
-mirror=${NS_BOOT_MIRROR:-http://deb.debian.org/debian}
+# The mirror this host's apt takes bookworm's main from (deb.debian.org
+# when it has none), or NS_BOOT_MIRROR.
+# shellcheck disable=SC2016 # apt-get expands $(REPO_URI) itself
+mirror=${NS_BOOT_MIRROR:-$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(COMPONENT)' \
+	'Created-By: Packages' 2>/dev/null | awk '$2 == "bookworm" && $3 == "main" { print $1; exit }')}
+mirror=${mirror:-http://deb.debian.org/debian}
+mirror=${mirror%/}
 packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,login,passwd,openssh-server
 packages+=,libpam-modules,linux-image-cloud-amd64,initramfs-tools,iproute2,procps
 packages+=,ifupdown,isc-dhcp-client,cron,dbus-user-session,libmd0,libmount1,libselinux1
