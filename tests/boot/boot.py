@@ -317,7 +317,47 @@ def second_boot(old_scratch):
     tmpfiles_clean("boot 2")
     check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
+    aged_clean()
     poweroff(2)
+
+
+# README "Deploying it": where tmpfiles ages /tmp or /var/tmp (upstream
+# systemd's tmp.conf, unlike Debian's), X lines keep the parents and the
+# instances, not their old contents.
+AGING = "q /tmp 1777 root root 10d\nq /var/tmp 1777 root root 30d\n"
+KEEP = ("X /tmp/tmp-inst\nX /tmp/tmp-inst/*\n"
+        "X /var/tmp/tmp-inst\nX /var/tmp/tmp-inst/*\n")
+
+
+def aged_clean():
+    """Upstream systemd's aging of /tmp (10 days) and /var/tmp (30 days),
+    the README's X lines, the clock 40 days on, alice logged in on the
+    console: systemd-tmpfiles-clean removes her old files, not the parents
+    or the instances (without the X lines it removed /tmp/tmp-inst and her
+    live /tmp instance with it). Last: the clock stays on."""
+    con = Console("alice", "alicepw")
+    con.run("echo live >/tmp/live-note; echo live >/var/tmp/live-note")
+    root("printf '%s' >/etc/tmpfiles.d/tmp.conf; printf '%s' "
+         ">/etc/tmpfiles.d/pam_namespace.conf; date -s '+40 days' >/dev/null; "
+         "touch -d '-1 hour' /tmp/tmp-inst/alice/live-note "
+         "/var/tmp/tmp-inst/alice/live-note" % (AGING, KEEP))
+    tmpfiles_clean("40 days on, upstream aging, the X lines")
+    check_parents("40 days on, after systemd-tmpfiles-clean.service")
+    left = root("ls -A /tmp/tmp-inst /var/tmp/tmp-inst /var/tmp/tmp-inst/alice"
+                ).split()
+    mine = con.run("cat /tmp/live-note /var/tmp/live-note; "
+                   "touch /tmp/after-clean /var/tmp/after-clean; "
+                   "stat -c %d:%i /tmp /var/tmp").split()
+    inst = root("stat -c %d:%i /tmp/tmp-inst/alice /var/tmp/tmp-inst/alice "
+                "2>&1 || true").split()
+    result("persist-note" not in left and "bob" in left and
+           mine[:2] == ["live", "live"] and mine[2:] == inst,
+           "40 days on: systemd-tmpfiles-clean aged out alice's old file and "
+           "kept the parents, bob's idle instance and alice's live ones",
+           "parents and alice's /var/tmp hold %s; her session reads %s and "
+           "has /tmp, /var/tmp %s (instances %s)" %
+           (" ".join(left), " ".join(mine[:2]), " ".join(mine[2:]),
+            " ".join(inst)))
 
 
 def pins(uid=None):
