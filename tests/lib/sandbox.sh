@@ -453,6 +453,16 @@ sandbox_driver() {
 	timeout -k 5 "$SB_TIMEOUT" "$NS_DRIVER" "$@" 2>&1
 }
 
+# sandbox_wait_for FILE [SECONDS]: until FILE exists (default 10 s), or fail.
+sandbox_wait_for() {
+	local i
+	for ((i = 0; i < ${2:-10} * 20; i++)); do
+		[[ -e "$1" ]] && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for $1"
+}
+
 # sandbox_mnt_ns PID: the mount namespace of PID ("self": this shell).
 sandbox_mnt_ns() {
 	readlink "/proc/$1/ns/mnt"
