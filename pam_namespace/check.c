@@ -686,6 +686,16 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* Not an error of the files, but every user's session would fail. */
+	const char *boolean = cfg.n_rules ? ns_selinux_polyinstantiation_off() : NULL;
+
+	if (boolean)
+		ns_diag_report(&c.diag, NS_WARNING, NULL, 0, 0,
+			       "SELinux is enforcing and its boolean %s is off: the policy "
+			       "refuses every polyinstantiated session, so only users no line "
+			       "applies to (root) can log in; setsebool -P %s on",
+			       boolean, boolean);
+
 	bool ok = r == 0 && c.diag.n_errors == 0;
 
 	if (json) {
