@@ -199,3 +199,37 @@ int kn_umount_path(const char *path);
 int kn_tmpfs_quota_state(int fd);
 /* Set uid's hard limits there (0: that limit unchanged); errors as above. */
 int kn_tmpfs_set_user_quota(int fd, uid_t uid, uint64_t bytes, uint64_t inodes);
+
+/* --- pinned namespaces (pin.c), for share_namespace --- */
+
+/* The calling thread's mount namespace, opened (O_CLOEXEC), as kn_ns_save() opens it. */
+int kn_ns_open_own(void);
+/* The mount namespace of process pid (pidfd and PIDFD_GET_MNT_NAMESPACE, else /proc). */
+int kn_ns_open_pid(pid_t pid);
+/* 0 if fd is a mount namespace (nsfs, NS_GET_NSTYPE), with its fstat; -EMEDIUMTYPE if not. */
+int kn_ns_check_mnt(int fd, struct stat *ret_st);
+/* 1 if fd is the root of a mount, 0 if not, -EOPNOTSUPP where statx cannot tell. */
+int kn_is_mount_root(int fd);
+/*
+ * Bind the directory dirfd onto itself unless it is a mount root already:
+ * 1 if it was one, 0 if bound now (open it again to reach the new mount).
+ */
+int kn_dir_make_private_mount(int dirfd);
+/* Private propagation for the mount whose root dirfd is. */
+int kn_mount_make_private(int dirfd);
+/*
+ * Create name (0600) under dirfd and bind the namespace ns_fd on it; the
+ * pinned namespace's fstat into *ret_st. Nothing is left on failure.
+ */
+int kn_pin_ns(int ns_fd, int dirfd, const char *name, struct stat *ret_st);
+/* Open a pin without following links; only a mount namespace is returned. */
+int kn_pin_open(int dirfd, const char *name, struct stat *ret_st);
+/* Unmount the pin (from the namespace that holds it) and remove its file. */
+int kn_unpin_ns(int dirfd, const char *name);
+/* setns() into a mount namespace; root and working directory become its root. */
+int kn_ns_join(int ns_fd);
+/*
+ * The pidfs inode number of process pid (6.9): unique until reboot. -ESRCH
+ * if there is no such process, -EOPNOTSUPP on older kernels.
+ */
+int kn_pid_inode(pid_t pid, unsigned long long *ret);

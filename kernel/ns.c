@@ -79,6 +79,31 @@ static int open_own_ns(void)
 	return fd;
 }
 
+int kn_ns_open_own(void)
+{
+	int fd = open_own_ns();
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* The mount namespace of process pid, by pidfd where the kernel can (6.11), else /proc. */
+int kn_ns_open_pid(pid_t pid)
+{
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	char path[64];
+	int fd = -1;
+
+	if (pidfd >= 0) {
+		fd = ioctl((int)pidfd, KN_PIDFD_GET_MNT_NAMESPACE, 0);
+		close((int)pidfd);
+	}
+	if (fd < 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
 /*
  * unshare() moves root and working directory to the copies in the new
  * namespace, and setns() moves them to the namespace's root, so both are

@@ -893,11 +893,8 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
 	return r;
 }
 
-void ns_session_free(struct ns_session *sess)
+void ns_session_forget_tmpdirs(struct ns_session *sess)
 {
-	for (size_t i = 0; i < sess->n_polydirs; i++)
-		free(sess->polydirs[i]);
-	free(sess->polydirs);
 	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
 		if (sess->tmpdirs[i].parent_fd >= 0)
 			close(sess->tmpdirs[i].parent_fd);
@@ -905,6 +902,16 @@ void ns_session_free(struct ns_session *sess)
 		free(sess->tmpdirs[i].path);
 	}
 	free(sess->tmpdirs);
+	sess->tmpdirs = NULL;
+	sess->n_tmpdirs = 0;
+}
+
+void ns_session_free(struct ns_session *sess)
+{
+	for (size_t i = 0; i < sess->n_polydirs; i++)
+		free(sess->polydirs[i]);
+	free(sess->polydirs);
+	ns_session_forget_tmpdirs(sess);
 	*sess = (struct ns_session){0};
 }
 

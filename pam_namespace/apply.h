@@ -63,4 +63,6 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail);
 
 void ns_session_free(struct ns_session *sess);
+/* Let go of the tmpdir instances without removing them (share_namespace: the pin owns them). */
+void ns_session_forget_tmpdirs(struct ns_session *sess);
 void ns_failure_free(struct ns_failure *fail);

@@ -26,6 +26,7 @@ static const struct {
 	FLAG(unmnt_remnt),
 	FLAG(unmnt_only),
 	FLAG(unmount_on_close),
+	FLAG(share_namespace),
 };
 
 static int parse_seconds(const char *s, unsigned *ret)

@@ -20,6 +20,8 @@ struct ns_args {
 	bool unmnt_remnt;
 	bool unmnt_only;
 	bool unmount_on_close;
+	/* new: all sessions of a user with one instance key share one namespace (share.h) */
+	bool share_namespace;
 	unsigned init_timeout; /* seconds */
 	/*
 	 * new: config_dir=DIR reads DIR/namespace.conf, DIR/namespace.d and

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "check-share.h"
 #include "args.h"
 #include "config.h"
 #include "kernel.h"
@@ -632,11 +633,13 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--config FILE] [--confdir DIR] [--config-dir DIR] [--user NAME]\n"
 		"       [--json] [--gen-hash] [--ignore-config-error]\n"
-		"       [--ignore-instance-parent-mode]\n"
+		"       [--ignore-instance-parent-mode] [--share-namespace [--mount-private]]\n"
+		"       %s --shared [--json] | --enter USER [-- CMD...] | --drop USER [--force]\n"
 		"Checks the pam_namespace configuration as the module reads it and, with\n"
 		"--user, prints what a session of that user would get. Exit status 1 on\n"
-		"any error.\n",
-		progname);
+		"any error. --shared lists the namespaces that share_namespace pinned,\n"
+		"--enter runs a command in a user's, --drop removes a user's pins.\n",
+		progname, progname);
 }
 
 /* The user's context for context and level, as pam_selinux would normally set it. */
@@ -658,7 +661,7 @@ static char *user_context(struct checker *c, const char *user)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CONFIG_DIR = 0x100, OPT_IGNORE_PARENT_MODE };
+	enum { OPT_CONFIG_DIR = 0x100, OPT_IGNORE_PARENT_MODE, OPT_SHARE, OPT_MOUNT_PRIVATE };
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"confdir", required_argument, NULL, 'd'},
@@ -668,6 +671,8 @@ int main(int argc, char **argv)
 		{"gen-hash", no_argument, NULL, 'g'},
 		{"ignore-config-error", no_argument, NULL, 'i'},
 		{"ignore-instance-parent-mode", no_argument, NULL, OPT_IGNORE_PARENT_MODE},
+		{"share-namespace", no_argument, NULL, OPT_SHARE},
+		{"mount-private", no_argument, NULL, OPT_MOUNT_PRIVATE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{0},
@@ -685,6 +690,8 @@ int main(int argc, char **argv)
 	mode_t mask;
 	int opt, r;
 
+	if (ns_check_share_wanted(argc, argv))
+		return ns_check_share_main(argc, argv);
 	while ((opt = getopt_long(argc, argv, "c:d:u:jgihV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
@@ -717,6 +724,12 @@ int main(int argc, char **argv)
 			break;
 		case OPT_IGNORE_PARENT_MODE:
 			c.ignore_instance_parent_mode = true;
+			break;
+		case OPT_SHARE:
+			args.share_namespace = true;
+			break;
+		case OPT_MOUNT_PRIVATE:
+			args.mount_private = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -781,6 +794,9 @@ int main(int argc, char **argv)
 			u.context = context;
 			r = ns_plan_build(&plan, &cfg, &u, &lookup, &setup.plan_opts, &c.diag);
 			have_plan = r == 0;
+			if (have_plan && args.share_namespace && !json)
+				ns_check_share_plan(&plan, &u, args.mount_private,
+						    c.ignore_instance_parent_mode);
 			if (have_plan && plan.n_entries) {
 				views = calloc(plan.n_entries, sizeof(*views));
 				if (!views)
@@ -791,6 +807,16 @@ int main(int argc, char **argv)
 			free(home);
 		}
 	}
+
+	/* Not an error of the files, but every user's session would fail. */
+	const char *boolean = cfg.n_rules ? ns_selinux_polyinstantiation_off() : NULL;
+
+	if (boolean)
+		ns_diag_report(&c.diag, NS_WARNING, NULL, 0, 0,
+			       "SELinux is enforcing and its boolean %s is off: the policy "
+			       "refuses every polyinstantiated session, so only users no line "
+			       "applies to (root) can log in; setsebool -P %s on",
+			       boolean, boolean);
 
 	bool ok = r == 0 && c.diag.n_errors == 0;
 

@@ -25,8 +25,10 @@
 #include "ns-build.h"
 #include "plan.h"
 #include "selinux.h"
+#include "share.h"
 
 #define NS_DATA_SESSION "pam_namespace:session"
+#define NS_DATA_SHARE	"pam_namespace:share"
 
 #define PUBLIC __attribute__((visibility("default")))
 
@@ -203,6 +205,7 @@ static bool config_wants(const struct ns_config *cfg, enum want w)
 struct undo_list {
 	char **polydirs;
 	size_t n;
+	uid_t uid; /* the original user's */
 };
 
 static void undo_list_free(struct undo_list *u)
@@ -266,6 +269,7 @@ static int plan_original_user(pam_handle_t *pamh, const struct ns_config *cfg,
 		}
 	}
 	ns_plan_free(&plan);
+	u.uid = pw->pw_uid;
 	*ret = u;
 	return 0;
 }
@@ -274,6 +278,11 @@ static void session_cleanup(pam_handle_t *pamh, void *data, int error_status)
 {
 	ns_session_free(data);
 	free(data);
+}
+
+static void share_cleanup(pam_handle_t *pamh, void *data, int error_status)
+{
+	ns_share_free(data);
 }
 
 static int parse_args(struct glue *g, struct ns_args *args, int argc, const char **argv)
@@ -306,6 +315,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct ns_plan plan = {0};
 	struct ns_failure fail = {0};
 	struct ns_session *sess = NULL;
+	struct ns_share *share = NULL;
 	struct undo_list undo = {0};
 	struct passwd pwd, *pw;
 	char pw_stack[2048], *pw_heap = NULL;
@@ -448,11 +458,40 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.unmount_first = undo.polydirs,
 		.n_unmount_first = undo.n,
 	};
-	r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
+	if (args.share_namespace) {
+		char key[33];
+		bool unmnt = args.unmnt_remnt || args.unmnt_only;
+
+		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, key);
+		if (r < 0) {
+			pam_syslog(pamh, LOG_ERR,
+				   "share_namespace: cannot make the instance key: %s",
+				   strerror(-r));
+			ret = pam_code(r);
+			goto out;
+		}
+		r = ns_share_open(&plan, &aopts, u.uid, key, sess, &share, &fail, apply_log, &g);
+	} else {
+		r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
+	}
 	if (r < 0) {
 		log_failure(pamh, &fail);
 		ret = pam_code(r);
 		goto out;
+	}
+	if (share) {
+		r = pam_set_data(pamh, NS_DATA_SHARE, share, share_cleanup);
+		if (r != PAM_SUCCESS) {
+			pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
+				   pam_strerror(pamh, r));
+			/* Close what was opened: the pinned namespace must not count this session.
+			 */
+			(void)ns_share_close(share, false, &fail, apply_log, &g);
+			ns_share_free(share);
+			ret = PAM_SYSTEM_ERR;
+			goto out;
+		}
+		share = NULL;
 	}
 	r = pam_set_data(pamh, NS_DATA_SESSION, sess, session_cleanup);
 	if (r != PAM_SUCCESS) {
@@ -468,6 +507,7 @@ out:
 		ns_session_free(sess);
 		free(sess);
 	}
+	ns_share_free(share);
 	ns_failure_free(&fail);
 	ns_plan_free(&plan);
 	undo_list_free(&undo);
@@ -491,6 +531,19 @@ PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 	ret = parse_args(&g, &args, argc, argv);
 	if (ret != PAM_SUCCESS)
 		return ret;
+	if (pam_get_data(pamh, NS_DATA_SHARE, &data) == PAM_SUCCESS && data) {
+		/* Shared: the namespace's mounts and instances go with its last session. */
+		r = ns_share_close((struct ns_share *)data, args.unmount_on_close, &fail, apply_log,
+				   &g);
+		if (r < 0) {
+			log_failure(pamh, &fail);
+			ret = PAM_SESSION_ERR;
+		}
+		ns_failure_free(&fail);
+		(void)pam_set_data(pamh, NS_DATA_SHARE, NULL, NULL);
+		(void)pam_set_data(pamh, NS_DATA_SESSION, NULL, NULL);
+		return ret;
+	}
 	if (pam_get_data(pamh, NS_DATA_SESSION, &data) != PAM_SUCCESS || !data)
 		return PAM_SUCCESS;
 

@@ -78,6 +78,8 @@ static const struct ns_selinux_ops real_ops = {
 	.setexeccon = real_setexeccon,
 	.default_dir_context = real_default_dir_context,
 	.freecon = freecon,
+	.getenforce = security_getenforce,
+	.get_boolean_active = security_get_boolean_active,
 };
 
 /* level: con with the MLS range of range_from. */
@@ -155,6 +157,12 @@ static void free_con(char *con)
 	free(con);
 }
 
+static int no_boolean(const char *name)
+{
+	errno = EOPNOTSUPP;
+	return -1;
+}
+
 static const struct ns_selinux_ops real_ops = {
 	.is_enabled = no_selinux,
 	.getexeccon = no_con,
@@ -167,6 +175,8 @@ static const struct ns_selinux_ops real_ops = {
 	.setexeccon = no_exec,
 	.default_dir_context = no_file_con,
 	.freecon = free_con,
+	.getenforce = no_selinux,
+	.get_boolean_active = no_boolean,
 };
 
 static int with_range(const char *con, const char *range_from, char **ret)
@@ -185,6 +195,22 @@ void ns_selinux_set_ops(const struct ns_selinux_ops *o)
 bool ns_selinux_enabled(void)
 {
 	return ops->is_enabled() > 0;
+}
+
+/* The first of these that the loaded policy knows is the one it obeys. */
+const char *ns_selinux_polyinstantiation_off(void)
+{
+	static const char *const names[] = {"allow_polyinstantiation", "polyinstantiation_enabled"};
+
+	if (!ns_selinux_enabled() || ops->getenforce() != 1)
+		return NULL;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int on = ops->get_boolean_active(names[i]);
+
+		if (on >= 0)
+			return on ? NULL : names[i];
+	}
+	return NULL;
 }
 
 /* A libselinux context as a heap string of ours, or NULL for none. */

@@ -27,6 +27,8 @@ struct ns_selinux_ops {
 	/* The file-contexts label of a directory at path (selabel_lookup). */
 	int (*default_dir_context)(const char *path, char **ret);
 	void (*freecon)(char *con);
+	int (*getenforce)(void);		     /* 1 enforcing, 0 permissive */
+	int (*get_boolean_active)(const char *name); /* 0 or 1; -1 unknown name */
 };
 
 /* Replace the libselinux calls (unit tests); NULL restores the real ones. */
@@ -34,6 +36,15 @@ void ns_selinux_set_ops(const struct ns_selinux_ops *ops);
 
 /* Whether SELinux is built in and enabled on this system. */
 bool ns_selinux_enabled(void);
+
+/*
+ * The name of the policy's boolean that gates polyinstantiation
+ * (allow_polyinstantiation in the reference policy and Debian's,
+ * polyinstantiation_enabled in Fedora's) when SELinux is enforcing and
+ * that boolean is off, which refuses every polyinstantiated session; else
+ * NULL.
+ */
+const char *ns_selinux_polyinstantiation_off(void);
 
 /*
  * The user's context for the context and level methods: the exec context

@@ -37,6 +37,32 @@ if [[ -z "${SB_INSIDE:-}" ]]; then
 	NS_BENCH_LPAM_INIT=$(cat /etc/security/namespace.init 2>/dev/null || true)
 	NS_BENCH_OUR_INIT=$(cat "$SB_SOURCE_ROOT/conf/namespace.init")
 	export NS_LPAM_MODULE NS_BENCH NS_BENCH_LPAM_INIT NS_BENCH_OUR_INIT
+	# Scenario share, in a sandbox of its own on one CPU: the kernel pins a
+	# namespace only into one with a smaller id, and hands ids out in
+	# per-CPU batches, so the sandbox's namespace must come from the CPU
+	# the sessions run on (the init namespace, where the module pins on a
+	# real system, is always the oldest). Run with every full or smoke
+	# run, and alone for "--only share".
+	only=() args=()
+	while (($#)); do
+		if [[ $1 == --only && $# -gt 1 ]]; then
+			only+=("$2")
+			shift 2
+			continue
+		fi
+		args+=("$1")
+		shift
+	done
+	if [[ -z "${NS_BENCH_SHARE_RUN:-}" ]] && { ((${#only[@]} == 0)) || [[ " ${only[*]} " == *" share "* ]]; }; then
+		command -v taskset >/dev/null || skip "taskset(1) is missing, for scenario share"
+		NS_BENCH_SHARE_RUN=1 taskset -c 0 bash "${BASH_SOURCE[0]}" "${args[@]}" --only share
+		only=("${only[@]/share/}")
+		[[ ${#only[@]} -gt 0 && -z "${only[*]// /}" ]] && exit 0
+	fi
+	set -- "${args[@]}"
+	for o in "${only[@]}"; do
+		[[ -n "$o" ]] && set -- "$@" --only "$o"
+	done
 fi
 sandbox_enter "$@"
 

@@ -1,162 +1,317 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
-# share= on an extended line: /tmp polyinstantiated, /tmp/.X11-unix and
-# /tmp/.ICE-unix kept the system's. A real X server (Xvfb) listens only on
-# its socket in /tmp/.X11-unix and a real X client (xdpyinfo) in a su
-# session connects to it: with share= it works, without it it cannot, and
-# Linux-PAM's module refuses the extended line (so a configuration written
-# for this module is never half-applied there) and, given the flag on a
-# plain line, ignores it and the client fails as well. A user who puts a
-# symbolic link, or a directory of their own, where the real
-# /tmp/.X11-unix should be gets every session refused, logged, and nothing
-# mounted.
-# shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
+# share_namespace: every session of a user with one instance key is in one
+# mount namespace, pinned in /run/pam_namespace; the last close unpins it.
+# Real su and PAM driver sessions, held open concurrently with files as
+# signals. Each case checks what a user sees: the same /tmp, a mount made
+# in one session seen in the other, nothing of alice's for bob.
+#
+# The kernel binds a namespace's file only into a namespace with a smaller
+# id, and hands ids out in per-CPU batches: the sandbox's namespace, made
+# now, is not always older by id than a session's (the init namespace
+# always is). The whole test runs on one CPU, where ids only grow.
+# shellcheck disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
+if [[ -z "${SB_INSIDE:-}" && -z "${NS_SHARE_PINNED_CPU:-}" ]] && command -v taskset >/dev/null; then
+	export NS_SHARE_PINNED_CPU=1
+	exec taskset -c 0 bash "$0" "$@"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
 sandbox_enter "$@"
-module_is_linux_pam && skip "share= is this module's extension"
-command -v Xvfb >/dev/null || skip "Xvfb is not installed (xvfb)"
-command -v xdpyinfo >/dev/null || skip "xdpyinfo is not installed (x11-utils)"
-linux_pam=$(sb_linux_pam_module)
 
-# The X server: its socket in /tmp/.X11-unix only. No TCP, and no abstract
-# socket (-nolisten local): that one lives in the network namespace, which
-# a private /tmp does not hide, so a client would reach the server through
-# it whatever /tmp shows. -ac: the test is about paths, not X authority.
-install -d -m 1777 /tmp/.X11-unix /tmp/.ICE-unix
-Xvfb :57 -nolisten tcp -nolisten local -ac >"$SB_DIR/xvfb.log" 2>&1 &
-xvfb=$!
-stop_x() {
-	local rc=$?
-	kill "$xvfb" 2>/dev/null || true
-	wait "$xvfb" 2>/dev/null || true
-	sb_cleanup
-	return "$rc"
+module_is_linux_pam && skip "share_namespace is this module's; Linux-PAM's has none"
+PIN=/run/pam_namespace
+alice=2001
+
+sandbox_pam_args share_namespace debug
+sandbox_conf '/tmp tmpfs tmpfs root'
+
+sig=$SB_OUT/sig
+mkdir -p "$sig"
+chmod 0777 "$sig"
+
+# hold NAME CLIENT USER CMD: open a session in the background; it runs CMD,
+# writes $sig/NAME.up, and stays open until $sig/NAME.go exists.
+hold() {
+	local name=$1 client=$2 user=$3 cmd=$4
+	local body="$cmd; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
+	rm -f "$sig/$name".*
+	case $client in
+	su) sandbox_su "$user" "$body" >"$SB_OUT/$name.out" 2>&1 & ;;
+	driver) sandbox_driver ns-driver "$user" -- /bin/sh -c "$body" >"$SB_OUT/$name.out" 2>&1 & ;;
+	esac
+	printf -v "pid_$name" '%s' "$!"
+	sandbox_wait_for "$sig/$name.up"
 }
-trap stop_x EXIT
-for ((i = 0; i < 200; i++)); do
-	[[ -S /tmp/.X11-unix/X57 ]] && break
-	sleep 0.05
+
+# release NAME: let the held session close, and wait for its client.
+release() {
+	local var="pid_$1"
+	: >"$sig/$1.go"
+	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
+}
+
+# kill_session NAME: SIGKILL the held session's PAM client, then its command:
+# pam_close_session never runs.
+kill_session() {
+	local var="pid_$1" body client
+	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
+	# the PAM client is the command's parent (valgrind's process under --setup valgrind)
+	client=$(ps -o ppid= -p "$body" | tr -d ' ')
+	kill -KILL "$client" || fail "cannot kill session $1's client $client"
+	kill -KILL "$body" 2>/dev/null || true
+	wait "${!var}" 2>/dev/null || true
+	# Under --setup valgrind, the log of a client killed on purpose ends
+	# without a summary and says nothing: it goes (its name ends in the pid).
+	if [[ -n "${NS_DRIVER_VALGRIND:-}" ]]; then
+		rm -f "$NS_DRIVER_VALGRIND"/vg.*."$client"
+	fi
+}
+
+# pins UID: how many namespaces of UID are pinned.
+pins() {
+	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
+}
+
+sb_note "two concurrent su sessions of alice share /tmp and its mounts"
+hold a1 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/a1.ns; echo first >/tmp/from-a1; mkdir /tmp/sub'
+# root mounts a tmpfs under alice's /tmp, inside her namespace, as FUSE or a portal would
+nsenter -t "$(pgrep -n -f "a1.go")" -m sh -c 'mount -t tmpfs inner /tmp/sub && echo in-sub >/tmp/sub/file'
+assert_eq 1 "$(pins "$alice")" "a pin for alice while her session is open"
+assert_eq 1 "$(grep -c " $PIN/$alice/.*\.ns " /proc/self/mountinfo)" "the pin is a mount here"
+out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-a1; cat /tmp/sub/file')
+assert_eq "$(cat "$SB_OUT/a1.ns")
+first
+in-sub" "$out" "the second session's namespace, /tmp and mount"
+assert_log_contains "share_namespace: joined $PIN/$alice/"
+
+sb_note "pam_namespace_check lists, enters and keeps the live pin"
+out=$("$NS_CHECK" --shared)
+assert_contains "$out" "alice (uid 2001)" "--shared"
+assert_contains "$out" "1 session open, 0 stale; pin ok" "--shared"
+assert_contains "$out" "    /tmp tmpfs" "--shared: the polydir's mount"
+assert_contains "$out" "/tmp/sub tmpfs inner" "--shared: the mount made in the session"
+"$NS_CHECK" --shared --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["shared"]
+assert len(d) == 1 and d[0]["user"] == "alice" and d[0]["sessions"] == 1, d
+assert [m["target"] for m in d[0]["mounts"]] == ["/tmp", "/tmp/sub"], d
+' || fail "--shared --json: $("$NS_CHECK" --shared --json)"
+assert_eq first "$("$NS_CHECK" --enter alice -- cat /tmp/from-a1)" "--enter alice"
+assert_contains "$("$NS_CHECK" --user alice --share-namespace)" \
+	"share_namespace: a session of alice would join $PIN/$alice/" "--user --share-namespace"
+rc=0
+out=$("$NS_CHECK" --drop alice) || rc=$?
+assert_eq 1 "$rc" "--drop of a pin with a session open"
+assert_contains "$out" "a session is open" "--drop keeps it"
+assert_eq 1 "$(pins "$alice")" "the pin after a refused --drop"
+
+sb_note "bob never joins alice's"
+out=$(sandbox_su bob 'readlink /proc/self/ns/mnt; ls /tmp')
+assert_ne "$(cat "$SB_OUT/a1.ns")" "$(head -1 <<<"$out")" "bob's namespace"
+assert_not_contains "$out" from-a1 "bob's /tmp"
+assert_eq 0 "$(pins 2002)" "no pin of bob's after his session"
+release a1
+assert_eq 0 "$(pins "$alice")" "alice's pin after her last close"
+assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last close"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
+
+sb_note "a driver session and a su session share too; the first to close leaves the other in place"
+hold d1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d1.ns; echo d1 >/tmp/x'
+hold d2 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d2.ns'
+assert_eq "$(cat "$SB_OUT/d1.ns")" "$(cat "$SB_OUT/d2.ns")" "driver and su sessions"
+release d1
+assert_eq 1 "$(pins "$alice")" "the pin while one session remains"
+out=$(sandbox_su alice 'cat /tmp/x')
+assert_eq d1 "$out" "a session after the first closed still joins"
+release d2
+assert_eq 0 "$(pins "$alice")" "the pin after the last close"
+
+sb_note "eight sessions opened at once, then closed while four more open: one namespace, no pin left"
+for i in 1 2 3 4 5 6 7 8; do
+	rm -f "$sig/m$i".*
+	sandbox_driver ns-driver alice -- /bin/sh -c "readlink /proc/self/ns/mnt >$SB_OUT/m$i.ns; : >$sig/m$i.up; while [ ! -e $sig/m$i.go ]; do sleep 0.05; done" >"$SB_OUT/m$i.out" 2>&1 &
+	printf -v "pid_m$i" '%s' "$!"
 done
-[[ -S /tmp/.X11-unix/X57 ]] || fail "Xvfb did not start: $(cat "$SB_DIR/xvfb.log")"
-xdpyinfo -display :57 >/dev/null || fail "xdpyinfo from outside any session"
+for i in 1 2 3 4 5 6 7 8; do sandbox_wait_for "$sig/m$i.up"; done
+for i in 9 10 11 12; do
+	rm -f "$sig/m$i".*
+	sandbox_driver ns-driver alice -- /bin/sh -c "readlink /proc/self/ns/mnt >$SB_OUT/m$i.ns; : >$sig/m$i.up; while [ ! -e $sig/m$i.go ]; do sleep 0.05; done" >"$SB_OUT/m$i.out" 2>&1 &
+	printf -v "pid_m$i" '%s' "$!"
+	: >"$sig/m$((i - 8)).go"
+done
+for i in 9 10 11 12; do sandbox_wait_for "$sig/m$i.up"; done
+for i in 1 2 3 4; do release "m$i"; done
+assert_eq 1 "$(sort -u "$SB_OUT"/m*.ns | wc -l)" "namespaces of twelve concurrent sessions"
+out=$("$NS_CHECK" --shared)
+for i in 5 6 7 8 9 10 11 12; do : >"$sig/m$i.go"; done
+for i in 5 6 7 8 9 10 11 12; do release "m$i"; done
+assert_contains "$out" "8 sessions open, 0 stale" "the count with eight open"
+assert_eq 0 "$(pins "$alice")" "the pin after all twelve closed"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
-# The X client in USER's session; prints x-ok when it reached the server.
-x_client='if xdpyinfo -display :57 >/dev/null 2>&1; then echo x-ok; else echo x-failed; fi'
+sb_note "a session that fails to build leaves the caller as it was and pins nothing"
+sandbox_conf '/tmp /tmp-bad/ user root'
+install -d -m 0755 /tmp-bad
+rc=0
+out=$(sandbox_driver --show-ns ns-driver alice -- true) || rc=$?
+assert_ne 0 "$rc" "the session must fail: its instance parent is 0755"
+assert_eq "mnt_ns=$(sandbox_mnt_ns self)" "$(grep '^mnt_ns=' <<<"$out")" "the caller's namespace after the failure"
+assert_eq 0 "$(pins "$alice")" "no pin after a failed build"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left after a failed build: $(ls -R "$PIN")"
+sandbox_conf '/tmp tmpfs tmpfs root'
 
-share_line='/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix  root'
+sb_note "unmnt_remnt: sessions with another original user have another key"
+sandbox_pam_args share_namespace unmnt_remnt debug
+hold u1 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u1.ns'
+out=$(sandbox_driver --ruser alice ns-driver bob -- readlink /proc/self/ns/mnt)
+assert_ne "$(cat "$SB_OUT/u1.ns")" "$out" "bob's session for alice is not bob's own"
+hold u2 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u2.ns'
+assert_eq "$(cat "$SB_OUT/u1.ns")" "$(cat "$SB_OUT/u2.ns")" "bob's own sessions share"
+release u1
+release u2
+assert_eq 0 "$(pins 2002)" "bob's pins after his sessions"
+sandbox_pam_args share_namespace debug
+
+sb_note "a session opened from inside another one (su within a session) is not pinned"
+sandbox_log_clear
+hold n1 driver alice "$NS_DRIVER ns-driver bob -- readlink /proc/self/ns/mnt >$SB_OUT/n1.bob"
+assert_ne "$(readlink "/proc/$(pgrep -n -f n1.go)/ns/mnt")" "$(cat "$SB_OUT/n1.bob")" "bob's session inside alice's"
+assert_eq 0 "$(pins 2002)" "no pin of bob's made from alice's namespace"
+assert_log_contains "share_namespace: the process is not in the init process's mount namespace"
+release n1
+
+sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
+hold c1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
+sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
+out=$("$NS_CHECK" --user alice --share-namespace)
+assert_contains "$out" "a session of alice would build and pin a namespace" "--share-namespace after the change"
+assert_contains "$out" "alice has 1 other pinned namespace" "--share-namespace after the change"
+out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
+assert_ne "$(cat "$SB_OUT/c1.ns")" "$out" "the session after the change"
+hold c2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
+assert_eq 2 "$(pins "$alice")" "one pin per key"
+release c1
+release c2
+assert_eq 0 "$(pins "$alice")" "no pin after both closed"
+sandbox_conf '/tmp tmpfs tmpfs root'
+
+sb_note "tmpdir instances stay while a session uses them and go with the last"
+sandbox_conf '/tmp /tmp-inst/ tmpdir root'
+sandbox_inst_parent /tmp-inst
+hold t1 driver alice 'echo t >/tmp/t'
+hold t2 driver alice 'cat /tmp/t >'"$SB_OUT"'/t2.seen'
+assert_eq t "$(cat "$SB_OUT/t2.seen")" "the second tmpdir session sees the first's file"
+assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "one tmpdir instance for both"
+release t1
+assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
+release t2
+assert_eq 0 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
+assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last tmpdir close"
+sb_note "the same with the instance parent in the real /tmp, which others can write"
+sandbox_conf '/tmp /tmp/tmp-inst/ tmpdir root'
 sandbox_inst_parent /tmp/tmp-inst
+hold t3 driver alice 'echo t >/tmp/t'
+hold t4 driver alice 'cat /tmp/t >'"$SB_OUT"'/t4.seen'
+assert_eq t "$(cat "$SB_OUT/t4.seen")" "the second session sees the first's file"
+release t3
+assert_eq 1 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
+release t4
+assert_eq 0 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
+sandbox_conf '/tmp tmpfs tmpfs root'
 
-sb_note "without share=, the private /tmp hides the X socket"
-sandbox_conf '/tmp  /tmp/tmp-inst/  user  root'
-out=$(sandbox_su alice "$x_client; ls -A /tmp") || fail "alice's session: $out"
-assert_eq "x-failed" "$out" "the X client in a private /tmp"
+sb_note "a SIGKILLed session does not lock alice out"
+hold k1 driver alice 'echo k1 >/tmp/from-k1'
+kill_session k1
+sandbox_log_clear
+out=$(sandbox_su alice 'ls /tmp; echo fine')
+assert_contains "$out" fine "alice's login after a killed session"
+# (the dead namespace's inode number may be the new one's: the kernel reuses them)
+assert_not_contains "$out" from-k1 "a fresh /tmp, not the dead session's"
+assert_log_contains "dropped 1 session gone"
+assert_eq 0 "$(pins "$alice")" "no pin once that login closed"
 
-sb_note "with share=, the X client reaches the server; /tmp stays private"
-sandbox_conf "$share_line"
-out=$(sandbox_su alice "$x_client; echo a >/tmp/mine; ls -A /tmp; ls -A /tmp/.X11-unix
-awk '\$5 ~ /^\\/tmp/ { print \$5 }' /proc/self/mountinfo") || fail "alice's session: $out"
-assert_eq "x-ok
-.ICE-unix
-.X11-unix
-mine
-X57
-/tmp
-/tmp
-/tmp/.X11-unix
-/tmp/.ICE-unix" "$out" "alice's session with share="
-assert_file /tmp/tmp-inst/alice/mine
-assert_no_file /tmp/mine
-assert_eq "1777 root" "$(stat -c '%a %U' /tmp/tmp-inst/alice/.X11-unix)" "the mount point in alice's instance"
-out=$(sandbox_su bob "$x_client; ls -A /tmp") || fail "bob's session: $out"
-assert_eq "x-ok
-.ICE-unix
-.X11-unix" "$out" "bob's session with share="
-sb_note "the line's nosuid, nodev, noexec hold on the shared mounts too; ro does not"
-sandbox_conf '/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:nosuid:nodev:noexec:ro  root'
-out=$(sandbox_su alice "$x_client; awk '\$5 ~ /^\\/tmp/ { print \$5, \$6 }' /proc/self/mountinfo") ||
-	fail "alice's session: $out"
-assert_eq "x-ok
-/tmp rw,nosuid,nodev,relatime
-/tmp ro,nosuid,nodev,noexec,relatime
-/tmp/.X11-unix rw,nosuid,nodev,noexec,relatime" "$out" "alice's mounts with the flags"
-sandbox_conf "$share_line"
+sb_note "a pin file left without its state (a session killed while pinning) is replaced"
+hold o1 driver alice 'true'
+key=$(find "$PIN/$alice" -name '*.state' -printf '%f\n' | sed 's/\.state$//')
+release o1
+: >"$PIN/$alice/$key.ns"
+hold o2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/o2.ns'
+out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
+release o2
+assert_eq "$(cat "$SB_OUT/o2.ns")" "$out" "sessions after an orphaned pin file"
+assert_eq 0 "$(pins "$alice")" "no pin after they closed"
 
-sb_note "a socket made in the session's /tmp/.ICE-unix is the system's"
-out=$(sandbox_su alice 'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/tmp/.ICE-unix/123\")" && echo bound') ||
-	fail "alice's session: $out"
-assert_eq bound "$out" "binding a socket in /tmp/.ICE-unix"
-[[ -S /tmp/.ICE-unix/123 ]] || fail "the ICE socket is not in the real /tmp/.ICE-unix"
-rm -f /tmp/.ICE-unix/123
+sb_note "pam_namespace_check shows a killed session as stale and drops its pin"
+hold k2 driver alice 'true'
+kill_session k2
+out=$("$NS_CHECK" --shared)
+assert_contains "$out" "0 sessions open, 1 stale" "--shared after a kill"
+out=$("$NS_CHECK" --drop alice)
+assert_contains "$out" "dropped $PIN/$alice/" "--drop of a stale pin"
+assert_eq 0 "$(pins "$alice")" "the pin after --drop"
+assert_eq "no pinned namespace" "$("$NS_CHECK" --shared)" "--shared after --drop"
 
-if [[ -n "$linux_pam" ]]; then
-	module=$NS_MODULE
-	NS_MODULE=$linux_pam
-	sandbox_pam_args
-	sb_note "Linux-PAM's module refuses the extended line"
-	sandbox_log_clear
-	rc=0
-	out=$(sandbox_su alice "$x_client") || rc=$?
-	assert_nonzero "$rc" "su through Linux-PAM's module with the extended line: $out"
-	assert_not_contains "$out" "x-ok" "Linux-PAM's session"
-	assert_log_contains "Unknown method" "Linux-PAM's log"
-	sb_note "Linux-PAM's module ignores share= on a plain line: the client fails"
-	sandbox_conf '/tmp  /tmp/tmp-inst/  user:share=/tmp/.X11-unix  root'
-	out=$(sandbox_su carol "$x_client") || fail "carol's session through Linux-PAM: $out"
-	assert_eq "x-failed" "$out" "the X client under Linux-PAM's module"
-	NS_MODULE=$module
-	sandbox_pam_args
-	sb_note "this module warns about the flag on a plain line and ignores it too"
-	sandbox_log_clear
-	out=$(sandbox_su carol "$x_client") || fail "carol's session: $out"
-	assert_eq "x-failed" "$out" "the X client, share= on a plain line"
-	assert_log_contains 'unknown flag "share=/tmp/.X11-unix", ignored: this module'"'"'s flag of that name needs the extended method form ("user+")'
-else
-	sb_note "no Linux-PAM pam_namespace.so installed: not comparing"
-fi
-
-sandbox_conf "$share_line"
-# refused WHAT LOGGED: bob's sessions fail, with LOGGED in the log, nothing mounted.
+# attack CASE: alice's two sessions must not share, her session must work,
+# and the module must have said why.
 refused() {
-	local rc=0 out
-	sandbox_refused bob "$2" "$1"
-	rc=0
-	out=$(sandbox_su bob "$x_client") || rc=$?
-	assert_nonzero "$rc" "$1: su - bob: $out"
-	assert_not_contains "$out" "x-ok" "$1: su - bob"
-	assert_eq 1 "$(sandbox_mounts_at /tmp)" "$1: mounts on /tmp"
-	assert_eq 0 "$(sandbox_mounts_at /tmp/.X11-unix)" "$1: mounts on /tmp/.X11-unix"
+	local what=$1 log=$2
+	sandbox_log_clear
+	hold r1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/r1.ns'
+	out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; echo works')
+	release r1
+	assert_contains "$out" works "$what: alice's session"
+	assert_ne "$(cat "$SB_OUT/r1.ns")" "$(head -1 <<<"$out")" "$what: sessions must not share"
+	assert_log_contains "$log" "$what"
 }
 
-sb_note "attack: /tmp/.X11-unix replaced by a symbolic link to alice's directory"
-kill "$xvfb"
-wait "$xvfb" 2>/dev/null || true
-rm -rf /tmp/.X11-unix
-install -d -m 0755 -o alice -g alice /home/alice/fake-x
-setpriv --reuid=alice --regid=alice --clear-groups ln -s /home/alice/fake-x /tmp/.X11-unix
-refused "a symbolic link" "refusing to share /tmp/.X11-unix: it is a symbolic link in the real polydir, not a directory"
+sb_note "an untrusted pin directory is refused and logged"
+umount -l "$PIN" 2>/dev/null || true
+rm -rf "$PIN"
+install -d -m 0755 "$PIN"
+refused "directory mode 0755" "checking $PIN: Operation not permitted"
+rm -rf "$PIN"
+install -d -m 0700 -o bob "$PIN"
+refused "directory owned by bob" "checking $PIN: Operation not permitted"
+rm -rf "$PIN"
+install -d -m 0700 /run/elsewhere
+ln -s /run/elsewhere "$PIN"
+refused "directory a symlink" "opening $PIN"
+rm -f "$PIN"
+install -d -m 0700 "$PIN"
+install -d -m 0700 -o alice "$PIN/$alice"
+refused "alice's directory owned by alice" "opening the user's directory in $PIN: Operation not permitted"
+rm -rf "${PIN:?}/$alice"
 
-sb_note "attack: /tmp/.X11-unix made by alice before the X server"
-rm /tmp/.X11-unix
-setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
-refused "a user's directory" "refusing to share /tmp/.X11-unix: owner uid 2001, mode 1777; it must be owned by root"
+sb_note "a pin replaced by another namespace, or a planted file, is refused"
+hold p1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/p1.ns'
+pin=$(find "$PIN/$alice" -name '*.ns')
+unshare --mount sleep 60 &
+other=$!
+sleep 0.3
+umount -l "$pin"
+mount --bind "/proc/$other/ns/mnt" "$pin"
+sandbox_log_clear
+out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; echo works')
+assert_contains "$out" works "alice's session with a swapped pin"
+assert_ne "$(readlink "/proc/$other/ns/mnt")" "$(head -1 <<<"$out")" "must not join the swapped-in namespace"
+assert_ne "$(cat "$SB_OUT/p1.ns")" "$(head -1 <<<"$out")" "nor share: the pin is not trusted"
+assert_log_contains "refusing $pin: not the namespace that was pinned"
+umount -l "$pin"
+kill "$other"
+: >"$pin.planted"
+rm -f "$pin"
+echo x >"$pin"
+sandbox_log_clear
+out=$(sandbox_su alice 'echo works')
+assert_contains "$out" works "alice's session with a planted pin"
+assert_log_contains "refusing $pin: not a mount namespace"
+release p1
+rm -f "$pin" "$pin.planted"
 
-sb_note "a shared directory that does not exist: refused"
-rm -rf /tmp/.X11-unix
-install -d -m 1777 /tmp/.X11-unix
-rmdir /tmp/.ICE-unix
-refused "a missing directory" "opening the shared directory /tmp/.ICE-unix: No such file or directory"
-install -d -m 1777 /tmp/.ICE-unix
-
-sb_note "attack: a symbolic link at the mount point in alice's own instance"
-rm -rf /tmp/.X11-unix
-install -d -m 1777 /tmp/.X11-unix
-rmdir /tmp/tmp-inst/alice/.X11-unix
-ln -s /etc /tmp/tmp-inst/alice/.X11-unix
-chown -h alice:alice /tmp/tmp-inst/alice/.X11-unix
-sandbox_refused alice "refusing to share: a symbolic link in the instance at /tmp/.X11-unix" \
-	"a link in alice's instance"
-assert_eq "/etc" "$(readlink /tmp/tmp-inst/alice/.X11-unix)" "the link, left as it was"
+sb_note "users cannot write the pin directory"
+out=$(sandbox_su bob "touch $PIN/x 2>&1 || echo refused")
+assert_contains "$out" refused "bob writing $PIN"
 echo "ok: share"

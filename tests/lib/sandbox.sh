@@ -478,6 +478,16 @@ sandbox_refused() {
 	assert_log_contains "$2" "$3"
 }
 
+# sandbox_wait_for FILE [SECONDS]: until FILE exists (default 10 s), or fail.
+sandbox_wait_for() {
+	local i
+	for ((i = 0; i < ${2:-10} * 20; i++)); do
+		[[ -e "$1" ]] && return 0
+		sleep 0.05
+	done
+	fail "timed out waiting for $1"
+}
+
 # sandbox_mnt_ns PID: the mount namespace of PID ("self": this shell).
 sandbox_mnt_ns() {
 	readlink "/proc/$1/ns/mnt"
@@ -512,10 +522,9 @@ sandbox_log_clear() {
 # assert_log_contains TEXT [WHAT]
 assert_log_contains() {
 	local log
-	[[ -n "${SB_SYSLOG_PID:-}" ]] || {
-		sb_note "no syslog capture: not checking for [$1]"
-		return 0
-	}
+	# No listener is no evidence: a check that cannot look fails.
+	[[ -n "${SB_SYSLOG_PID:-}" ]] ||
+		fail "${2:-log}: no syslog listener, cannot check for [$1]"
 	log=$(sandbox_log)
 	if [[ "$log" != *"$1"* ]]; then
 		fail "${2:-log}: [$1] not logged; pam_namespace logged: [${log}]"

@@ -27,7 +27,9 @@
 static struct {
 	int enabled;
 	const char *exec, *current, *deflt, *file, *member;
-	int exec_fails;
+	int exec_fails, enforcing;
+	const char *boolean_name; /* the policy's one boolean, NULL: none */
+	int boolean_on;
 	unsigned n_getcon, n_compute, n_fset, n_setexec;
 	char scon[256], tcon[256], fset_con[256], default_user[64];
 	int fset_fd, fget_fd;
@@ -120,6 +122,20 @@ static int fake_default_dir(const char *path, char **ret)
 	return give("system_u:object_r:var_t:s0", ret);
 }
 
+static int fake_getenforce(void)
+{
+	return sys.enforcing;
+}
+
+static int fake_boolean(const char *name)
+{
+	if (!sys.boolean_name || strcmp(name, sys.boolean_name) != 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	return sys.boolean_on;
+}
+
 static const struct ns_selinux_ops fake = {
 	.is_enabled = fake_enabled,
 	.getexeccon = fake_getexeccon,
@@ -132,6 +148,8 @@ static const struct ns_selinux_ops fake = {
 	.setexeccon = fake_setexeccon,
 	.default_dir_context = fake_default_dir,
 	.freecon = free_con,
+	.getenforce = fake_getenforce,
+	.get_boolean_active = fake_boolean,
 };
 
 static int setup(void **state)
@@ -378,6 +396,27 @@ static void test_labels(void **state)
 	assert_int_equal(sys.fset_fd, 8);
 }
 
+/* pam_namespace_check's warning: enforcing with the boolean off, under either name. */
+static void test_polyinstantiation_boolean(void **state)
+{
+	sys.enforcing = 1;
+	sys.boolean_name = "allow_polyinstantiation";
+	assert_string_equal(ns_selinux_polyinstantiation_off(), "allow_polyinstantiation");
+	sys.boolean_name = "polyinstantiation_enabled";
+	assert_string_equal(ns_selinux_polyinstantiation_off(), "polyinstantiation_enabled");
+	sys.boolean_on = 1;
+	assert_null(ns_selinux_polyinstantiation_off());
+	sys.boolean_on = 0;
+	sys.enforcing = 0;
+	assert_null(ns_selinux_polyinstantiation_off());
+	sys.enforcing = 1;
+	sys.boolean_name = NULL;
+	assert_null(ns_selinux_polyinstantiation_off());
+	sys.boolean_name = "allow_polyinstantiation";
+	sys.enabled = 0;
+	assert_null(ns_selinux_polyinstantiation_off());
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -390,6 +429,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_context_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_polyinstantiation_boolean, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * Pinning a mount namespace to a file, and opening a pinned one again
+ * (share_namespace). A namespace lives as long as a process is in it, a
+ * descriptor holds it, or its nsfs inode is bind-mounted somewhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "sys.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+/* linux/nsfs.h */
+#define KN_NS_GET_NSTYPE	 _IO(0xb7, 0x3)
+#define KN_STATX_ATTR_MOUNT_ROOT 0x00002000ULL
+
+static void fd_path(char buf[KN_PROC_PATH_MAX], int fd)
+{
+	char rest[32];
+
+	snprintf(rest, sizeof(rest), "fd/%d", fd);
+	kn_thread_self_path(buf, rest);
+}
+
+int kn_ns_check_mnt(int fd, struct stat *ret_st)
+{
+	struct statfs sfs;
+	struct stat st;
+	int type;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return -errno;
+	if ((unsigned long)sfs.f_type != NSFS_MAGIC)
+		return -EMEDIUMTYPE;
+	type = ioctl(fd, KN_NS_GET_NSTYPE);
+	if (type < 0)
+		return -errno;
+	if (type != CLONE_NEWNS)
+		return -EMEDIUMTYPE;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (ret_st)
+		*ret_st = st;
+	return 0;
+}
+
+/*
+ * The directory is made a mount of its own, bound onto itself, with
+ * private propagation: the kernel refuses to bind a mount namespace's file
+ * where the bind would propagate (EINVAL), and never copies such binds
+ * into a new namespace, so a pinned namespace holds no other one.
+ */
+int kn_dir_make_private_mount(int dirfd)
+{
+	char path[KN_PROC_PATH_MAX];
+	int r;
+
+	r = kn_is_mount_root(dirfd);
+	if (r < 0)
+		return r;
+	fd_path(path, dirfd);
+	if (r == 0 && mount(path, path, NULL, MS_BIND, NULL) < 0)
+		return -errno;
+	return r;
+}
+
+int kn_mount_make_private(int dirfd)
+{
+	char path[KN_PROC_PATH_MAX];
+
+	fd_path(path, dirfd);
+	if (mount(NULL, path, NULL, MS_PRIVATE, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+int kn_is_mount_root(int fd)
+{
+	struct kn_statx stx = {0};
+
+	if (syscall(SYS_statx, fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, 0, &stx) < 0)
+		return -errno;
+	if (!(stx.attributes_mask & KN_STATX_ATTR_MOUNT_ROOT))
+		return -EOPNOTSUPP;
+	return (stx.attributes & KN_STATX_ATTR_MOUNT_ROOT) != 0;
+}
+
+int kn_pin_ns(int ns_fd, int dirfd, const char *name, struct stat *ret_st)
+{
+	char src[KN_PROC_PATH_MAX], dst[KN_PROC_PATH_MAX];
+	int fd, pin, r;
+
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	fd_path(src, ns_fd);
+	fd_path(dst, fd);
+	if (mount(src, dst, NULL, MS_BIND, NULL) < 0) {
+		r = -errno;
+		close(fd);
+		(void)unlinkat(dirfd, name, 0);
+		return r;
+	}
+	close(fd);
+	/* What was pinned, read back through the name. */
+	pin = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (pin < 0) {
+		r = -errno;
+		(void)kn_unpin_ns(dirfd, name);
+		return r;
+	}
+	r = kn_ns_check_mnt(pin, ret_st);
+	close(pin);
+	if (r < 0)
+		(void)kn_unpin_ns(dirfd, name);
+	return r;
+}
+
+int kn_pin_open(int dirfd, const char *name, struct stat *ret_st)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = kn_ns_check_mnt(fd, ret_st);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * Unmount (every bind stacked there: a planted one too) and remove. Only
+ * from the namespace that holds the pin's mount: umount2() refuses a mount
+ * of another namespace.
+ */
+int kn_unpin_ns(int dirfd, const char *name)
+{
+	char dir[KN_PROC_PATH_MAX], path[KN_PROC_PATH_MAX + 256];
+	int r = 0;
+
+	fd_path(dir, dirfd);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	for (int i = 0; i < 16; i++)
+		if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0) {
+			if (errno != EINVAL)
+				r = -errno;
+			break;
+		}
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	return r;
+}
+
+int kn_ns_join(int ns_fd)
+{
+	return setns(ns_fd, CLONE_NEWNS) < 0 ? -errno : 0;
+}
+
+#ifndef PIDFS_MAGIC
+#define PIDFS_MAGIC 0x50494446
+#endif
+
+/*
+ * From 6.9 a pidfd is an inode of pidfs whose number is never given to
+ * another process until reboot: what tells a process from a later one
+ * with its pid, in three system calls rather than a read of /proc.
+ */
+int kn_pid_inode(pid_t pid, unsigned long long *ret)
+{
+	long pidfd = syscall(SYS_pidfd_open, pid, 0);
+	struct statfs sfs;
+	struct stat st;
+	int r = 0;
+
+	if (pidfd < 0)
+		return -errno;
+	if (fstatfs((int)pidfd, &sfs) < 0 || fstat((int)pidfd, &st) < 0)
+		r = -errno;
+	else if ((unsigned long)sfs.f_type != PIDFS_MAGIC)
+		r = -EOPNOTSUPP;
+	else
+		*ret = (unsigned long long)st.st_ino;
+	close((int)pidfd);
+	return r;
+}

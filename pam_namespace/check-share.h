@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include "plan.h"
+
+/* Whether the command line asks for --shared, --enter or --drop (share_namespace). */
+bool ns_check_share_wanted(int argc, char **argv);
+/* Those commands; returns the exit status. */
+int ns_check_share_main(int argc, char **argv);
+/*
+ * --user with --share-namespace: whether a session of the user would join
+ * a pinned namespace or build one, and the user's pins with other keys.
+ */
+void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
+			 bool ignore_parent_mode);

@@ -1,0 +1,1142 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * share_namespace (share.h): the pin directory, its lock and state files,
+ * and the open and close of a session that shares its namespace.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "share.h"
+
+#define STATE_MAGIC "pam_namespace-share 1"
+#define STATE_MAX   (1024 * 1024)
+
+/* ------------------------------------------------------------ the key */
+
+/*
+ * FNV-1a, 128 bits (the FNV specification's offset basis and prime): the
+ * key names files and is no secret. What selects a pin is decided by the
+ * administrator's configuration and the user's entry, which no user can
+ * steer towards a collision, and a pin is only ever shared by sessions of
+ * one uid. Computed here, not with libmd: loading a library costs a
+ * joining session more than all the rest of its work.
+ */
+static void fnv1a128_hex(const char *data, size_t len, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t hi = 0x6c62272e07bb0142ULL, lo = 0x62b821756295c58dULL;
+
+	for (size_t i = 0; i < len; i++) {
+		/* h *= 2^88 + 0x13b, in two 64-bit halves (no __int128 on 32-bit targets) */
+		uint64_t a, b, nlo;
+
+		lo ^= (unsigned char)data[i];
+		a = (lo & 0xffffffffULL) * 0x13b;
+		b = (lo >> 32) * 0x13b;
+		nlo = a + (b << 32);
+		hi = hi * 0x13b + (b >> 32) + (nlo < a) + (lo << 24);
+		lo = nlo;
+	}
+	for (int i = 15; i >= 0; i--, lo >>= 4)
+		out[16 + i] = hex[lo & 0xf];
+	for (int i = 15; i >= 0; i--, hi >>= 4)
+		out[i] = hex[hi & 0xf];
+	out[32] = '\0';
+}
+
+int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
+		 const struct ns_apply_opts *opts, long orig_uid, char out[33])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	/* Fields end with a NUL: no value can run into the next. */
+	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
+	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
+	fprintf(f, "orig %ld%c", orig_uid, 0);
+	fprintf(f, "private %d parentmode %d%c", opts->mount_private,
+		opts->ignore_instance_parent_mode, 0);
+	for (size_t i = 0; i < opts->n_unmount_first; i++)
+		fprintf(f, "unmount %s%c", opts->unmount_first[i], 0);
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct ns_plan_entry *e = &plan->entries[i];
+
+		fprintf(f, "entry %d%c%s%c%s%c%s%c%s%c", (int)e->method, 0, e->polydir, 0,
+			e->instance ? e->instance : "", 0,
+			e->instance_context ? e->instance_context : "", 0,
+			e->init_script ? e->init_script : "", 0);
+		fprintf(f, "create %d %o %u %u%c%s%c%lx%c", e->create_polydir,
+			(unsigned)e->create_mode, (unsigned)e->create_uid, (unsigned)e->create_gid,
+			0, e->mntopts ? e->mntopts : "", 0, e->mount_flags, 0);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	fnv1a128_hex(text, len, out);
+	free(text);
+	return 0;
+}
+
+/* ------------------------------------------------------------ processes */
+
+static int proc_start(pid_t pid, unsigned long long *ret)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -EIO;
+	buf[n] = '\0';
+	/* From the space after the command's ")", before field 3 (state), to field 22 (starttime).
+	 */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	p++;
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+	}
+	*ret = strtoull(p + 1, NULL, 10);
+	return 0;
+}
+
+static int proc_id(pid_t pid, bool pidfs, unsigned long long *ret)
+{
+	return pidfs ? kn_pid_inode(pid, ret) : proc_start(pid, ret);
+}
+
+int ns_share_proc_alive(const struct ns_share_proc *p)
+{
+	unsigned long long id;
+	int r = proc_id(p->pid, p->pidfs, &id);
+
+	if (r == -ENOENT || r == -ESRCH)
+		return 0;
+	if (r < 0)
+		return 1; /* cannot tell: never drop a live session */
+	return id == p->id;
+}
+
+static int proc_self(struct ns_share_proc *ret)
+{
+	ret->pid = getpid();
+	ret->pidfs = true;
+	if (kn_pid_inode(ret->pid, &ret->id) == 0)
+		return 0;
+	ret->pidfs = false;
+	return proc_start(ret->pid, &ret->id);
+}
+
+/* ------------------------------------------------------------ the directory */
+
+static int dir_check(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 07777) != 0700)
+		return -EPERM;
+	return 0;
+}
+
+/* /run, by the safe walk: every directory on the way root's and not writable by others. */
+static int open_parent(const char **ret_name)
+{
+	bool trusted = false;
+	int fd = kn_open_parent(NS_SHARE_DIR, ret_name, &trusted);
+
+	if (fd >= 0 && !trusted) {
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* name under pfd, made (0700) when missing and create, then checked as root's and 0700. */
+static int open_checked_child(int pfd, const char *name, bool create)
+{
+	int fd = kn_open_child_dir(pfd, name), r;
+
+	if (fd == -ENOENT && create) {
+		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		fd = kn_open_child_dir(pfd, name);
+	}
+	if (fd < 0)
+		return fd;
+	r = dir_check(fd);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int ns_share_dir_open_existing(void)
+{
+	const char *name;
+	int pfd = open_parent(&name), fd;
+
+	if (pfd < 0)
+		return pfd;
+	fd = open_checked_child(pfd, name, false);
+	close(pfd);
+	return fd;
+}
+
+/*
+ * Made on first use: the directory, then under its lock a bind of it onto
+ * itself with private propagation (kn_dir_make_private_mount), reopened
+ * so that the descriptor is on that mount.
+ */
+static int dir_open(const char **ret_what)
+{
+	const char *name;
+	int pfd, fd, nfd, r;
+
+	*ret_what = "opening";
+	pfd = open_parent(&name);
+	if (pfd < 0)
+		return pfd;
+	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ENOENT) {
+		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
+			r = -errno;
+			close(pfd);
+			*ret_what = "creating";
+			return r;
+		}
+		fd = kn_open_child_dir(pfd, name);
+	}
+	if (fd < 0) {
+		close(pfd);
+		return fd;
+	}
+	*ret_what = "checking";
+	r = dir_check(fd);
+	if (r == 0)
+		r = kn_is_mount_root(fd);
+	if (r == 0) {
+		/* flock() wants a descriptor opened for reading, not O_PATH. */
+		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		*ret_what = "mounting";
+		if (lfd < 0 || flock(lfd, LOCK_EX) < 0)
+			r = -errno;
+		/* Another session may have made it a mount while this one waited. */
+		if (r == 0) {
+			nfd = kn_open_child_dir(pfd, name);
+			close(fd);
+			fd = nfd;
+			r = fd < 0 ? fd : dir_check(fd);
+			if (r == 0)
+				r = kn_is_mount_root(fd);
+		}
+		if (r == 0)
+			r = kn_dir_make_private_mount(fd);
+		if (r == 0) {
+			nfd = kn_open_child_dir(pfd, name);
+			close(fd);
+			fd = nfd;
+			r = fd < 0 ? fd : dir_check(fd);
+		}
+		if (r >= 0) {
+			/*
+			 * Once, when it becomes a mount: a pin cannot be bound
+			 * where it would propagate, so should anyone make it
+			 * shared later, pinning fails and sessions go unshared.
+			 */
+			*ret_what = "making private";
+			r = kn_mount_make_private(fd);
+		}
+		if (lfd >= 0)
+			close(lfd); /* unlocks */
+	}
+	close(pfd);
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/*
+ * The user's directory, NS_SHARE_DIR/UID, root's and 0700 like its parent:
+ * per user, so that a session lists only its own user's sessions.
+ */
+int ns_share_user_dir(int dir_fd, uid_t uid, bool create)
+{
+	char name[24];
+
+	snprintf(name, sizeof(name), "%u", (unsigned)uid);
+	return open_checked_child(dir_fd, name, create);
+}
+
+int ns_share_lock(int udir)
+{
+	struct stat st;
+	int fd;
+
+	fd = openat(udir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		close(fd);
+		return -EPERM;
+	}
+	while (flock(fd, LOCK_EX) < 0)
+		if (errno != EINTR) {
+			int r = -errno;
+
+			close(fd);
+			return r;
+		}
+	return fd;
+}
+
+/* ------------------------------------------------------------ the state file */
+
+void ns_share_state_free(struct ns_share_state *st)
+{
+	free(st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		free(st->polydirs[i]);
+	free(st->polydirs);
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		free(st->tmpdirs[i].parent);
+		free(st->tmpdirs[i].name);
+	}
+	free(st->tmpdirs);
+	free(st->sessions);
+	*st = (struct ns_share_state){0};
+}
+
+static bool word_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static int grow(void *pptr, size_t n, size_t size)
+{
+	void **p = pptr;
+	void *q = realloc(*p, (n + 1) * size);
+
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+static int parse_line(struct ns_share_state *st, char *line)
+{
+	char *sp = strchr(line, ' ');
+	char *arg, *arg2;
+
+	if (!sp)
+		return -EBADMSG;
+	*sp = '\0';
+	arg = sp + 1;
+	if (strcmp(line, "ns") == 0 || strcmp(line, "root") == 0) {
+		unsigned long long dev, ino;
+
+		if (sscanf(arg, "%llu %llu", &dev, &ino) != 2)
+			return -EBADMSG;
+		if (line[0] == 'n') {
+			st->dev = (dev_t)dev;
+			st->ino = (ino_t)ino;
+		} else {
+			st->root_dev = (dev_t)dev;
+			st->root_ino = (ino_t)ino;
+		}
+	} else if (strcmp(line, "user") == 0 && word_ok(arg) && !st->user) {
+		st->user = strdup(arg);
+		if (!st->user)
+			return -ENOMEM;
+	} else if (strcmp(line, "polydir") == 0 && word_ok(arg)) {
+		if (grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(arg);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	} else if (strcmp(line, "tmpdir") == 0) {
+		arg2 = strchr(arg, ' ');
+		if (!arg2)
+			return -EBADMSG;
+		*arg2++ = '\0';
+		if (arg[0] != '/' || !word_ok(arg) || !word_ok(arg2) || strchr(arg2, '/'))
+			return -EBADMSG;
+		if (grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0)
+			return -ENOMEM;
+		st->tmpdirs[st->n_tmpdirs] =
+			(struct ns_share_tmpdir){.parent = strdup(arg), .name = strdup(arg2)};
+		if (!st->tmpdirs[st->n_tmpdirs++].parent || !st->tmpdirs[st->n_tmpdirs - 1].name)
+			return -ENOMEM;
+	} else {
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+static char *state_name(const char *base, const char *suffix)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s", base, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
+{
+	struct ns_share_state st = {0};
+	char *name = state_name(base, ".state"), *buf = NULL, *line, *save = NULL;
+	struct stat s;
+	ssize_t n;
+	int fd, r = 0;
+
+	if (!name)
+		return -ENOMEM;
+	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(name);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_uid != 0 || (s.st_mode & 077) ||
+	    s.st_nlink != 1 || s.st_size > STATE_MAX) {
+		close(fd);
+		return -EPERM;
+	}
+	buf = malloc((size_t)s.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, (size_t)s.st_size);
+	close(fd);
+	if (n != s.st_size) {
+		free(buf);
+		return -EBADMSG;
+	}
+	buf[n] = '\0';
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, STATE_MAGIC) != 0)
+		r = -EBADMSG;
+	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
+		r = parse_line(&st, line);
+	free(buf);
+	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
+		r = -EBADMSG;
+	if (r < 0) {
+		ns_share_state_free(&st);
+		return r;
+	}
+	*ret = st;
+	return 0;
+}
+
+/*
+ * Written beside it and renamed over it: a crash leaves the old state or
+ * the new. Not synced: /run is a tmpfs, and a crash of the system takes
+ * every namespace with it.
+ */
+int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = state_name(base, ".state"), *tmp = state_name(base, ".state.new");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int fd = -1, r = 0;
+
+	if (!name || !tmp || !f) {
+		r = -ENOMEM;
+		goto out;
+	}
+	fprintf(f, "%s\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
+		(unsigned long long)st->dev, (unsigned long long)st->ino,
+		(unsigned long long)st->root_dev, (unsigned long long)st->root_ino, st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		fprintf(f, "polydir %s\n", st->polydirs[i]);
+	for (size_t i = 0; i < st->n_tmpdirs; i++)
+		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
+	r = fclose(f) == 0 ? 0 : -ENOMEM;
+	f = NULL;
+	if (r < 0)
+		goto out;
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by a process killed while writing: we hold the lock */
+		(void)unlinkat(dir_fd, tmp, 0);
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+	}
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir_fd, tmp, 0);
+out:
+	if (f)
+		fclose(f);
+	free(text);
+	free(name);
+	free(tmp);
+	return r;
+}
+
+/* ------------------------------------------------------------ sessions */
+
+/*
+ * A session is the empty file KEY@PID.pID (pidfs inode) or KEY@PID.sID
+ * (start time): made and removed whole, so a process killed at any point
+ * leaves a record that is either there or not, never half written.
+ */
+static int session_name(char *buf, size_t size, const char *key, const struct ns_share_proc *p)
+{
+	int n = snprintf(buf, size, "%s@%d.%c%llu", key, (int)p->pid, p->pidfs ? 'p' : 's', p->id);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p)
+{
+	char name[128];
+	int fd, r = session_name(name, sizeof(name), key, p);
+
+	if (r < 0)
+		return r;
+	fd = openat(udir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p)
+{
+	char name[128];
+	int r = session_name(name, sizeof(name), key, p);
+
+	if (r < 0)
+		return r;
+	return unlinkat(udir, name, 0) < 0 ? -errno : 0;
+}
+
+/* "KEY@PID.kID" into *p, if name is a session of key. */
+static bool session_parse(const char *name, const char *key, struct ns_share_proc *p)
+{
+	size_t klen = strlen(key);
+	char kind, end;
+	int pid;
+
+	if (strncmp(name, key, klen) != 0 || name[klen] != '@')
+		return false;
+	if (sscanf(name + klen + 1, "%d.%c%llu%c", &pid, &kind, &p->id, &end) != 3 || pid <= 0 ||
+	    (kind != 'p' && kind != 's'))
+		return false;
+	p->pid = pid;
+	p->pidfs = kind == 'p';
+	return true;
+}
+
+int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
+		      size_t *ret_stale)
+{
+	int fd = openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	size_t stale = 0;
+	struct dirent *de;
+	DIR *d;
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	st->n_sessions = 0;
+	while ((de = readdir(d))) {
+		struct ns_share_proc p;
+		bool alive;
+
+		if (!session_parse(de->d_name, key, &p))
+			continue;
+		alive = mode != NS_SHARE_SCAN_REMOVE_ALL && ns_share_proc_alive(&p);
+		if (!alive) {
+			stale += mode != NS_SHARE_SCAN_REMOVE_ALL;
+			if (mode != NS_SHARE_SCAN_COUNT)
+				(void)unlinkat(udir, de->d_name, 0);
+			continue;
+		}
+		if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		st->sessions[st->n_sessions++] = p;
+		/* One live session is all an open or a close needs to know. */
+		if (mode == NS_SHARE_SCAN_PRUNE_TO_LIVE)
+			break;
+	}
+	closedir(d);
+	if (ret_stale)
+		*ret_stale = stale;
+	return r;
+}
+
+/* ------------------------------------------------------------ pins */
+
+int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = state_name(base, ".ns");
+	struct stat s;
+	int fd;
+
+	if (!name)
+		return -ENOMEM;
+	fd = kn_pin_open(dir_fd, name, &s);
+	free(name);
+	if (fd < 0)
+		return fd;
+	if (s.st_dev != st->dev || s.st_ino != st->ino || s.st_uid != 0) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *pin = state_name(base, ".ns"), *state = state_name(base, ".state");
+	int r = 0, k;
+
+	if (!pin || !state) {
+		free(pin);
+		free(state);
+		return -ENOMEM;
+	}
+	k = kn_unpin_ns(dir_fd, pin);
+	if (k < 0 && k != -ENOENT)
+		r = k;
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		/*
+		 * The walk follows no link below a directory others can write
+		 * (/tmp), and the parent must be root's, as the module made it
+		 * sure at open; the tree is removed without following links.
+		 */
+		int pfd = kn_open_dir(st->tmpdirs[i].parent, NULL);
+		struct stat ps;
+
+		if (pfd >= 0) {
+			k = fstat(pfd, &ps) < 0 ? -errno
+			    : ps.st_uid != 0	? -EPERM
+						: kn_remove_tree(pfd, st->tmpdirs[i].name);
+			close(pfd);
+		} else {
+			k = pfd;
+		}
+		if (k < 0 && k != -ENOENT && r == 0)
+			r = k;
+	}
+	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	{
+		struct ns_share_state none = {0};
+
+		k = ns_share_sessions(dir_fd, base, NS_SHARE_SCAN_REMOVE_ALL, &none, NULL);
+		free(none.sessions);
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	free(pin);
+	free(state);
+	return r;
+}
+
+/* ------------------------------------------------------------ open and close */
+
+void ns_share_free(struct ns_share *share)
+{
+	if (!share)
+		return;
+	if (share->dir_fd >= 0)
+		close(share->dir_fd);
+	free(share->key);
+	free(share->where);
+	free(share);
+}
+
+static int fail_with(struct ns_failure *fail, const char *what, const char *path, int error)
+{
+	if (!fail->what) {
+		fail->what = what;
+		fail->path = path ? strdup(path) : NULL;
+		fail->error = error;
+	}
+	return error;
+}
+
+/*
+ * Only from the init process's mount namespace, unchrooted: a namespace
+ * built anywhere else would carry that place's mounts (another user's
+ * session, a service's private /tmp) into every later login of the user.
+ */
+static const char *share_refused_here(void)
+{
+	char root[2];
+	ssize_t n = readlink("/proc/self/root", root, sizeof(root));
+	int init_ns, same;
+
+	if (n != 1 || root[0] != '/')
+		return "the process is chrooted";
+	init_ns = kn_ns_open_pid(1);
+	if (init_ns < 0)
+		return "the init process's mount namespace cannot be opened";
+	same = kn_ns_same(init_ns, -1);
+	close(init_ns);
+	if (same != 1)
+		return "the process is not in the init process's mount namespace";
+	return NULL;
+}
+
+/* After setns() the root and working directory are the namespace's root: back to cwd by name. */
+static void rechdir(const char *cwd)
+{
+	if (!cwd || chdir(cwd) < 0)
+		(void)chdir("/");
+}
+
+static int state_from_session(struct ns_share_state *st, const char *user,
+			      const struct ns_session *sess, const struct stat *pin)
+{
+	struct stat root;
+
+	if (stat("/", &root) < 0)
+		return -errno;
+	st->dev = pin->st_dev;
+	st->ino = pin->st_ino;
+	st->root_dev = root.st_dev;
+	st->root_ino = root.st_ino;
+	st->user = strdup(user);
+	if (!st->user)
+		return -ENOMEM;
+	for (size_t i = 0; i < sess->n_polydirs; i++) {
+		if (!word_ok(sess->polydirs[i]))
+			return -EINVAL;
+		if (grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(sess->polydirs[i]);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
+		const struct ns_tmpdir *t = &sess->tmpdirs[i];
+		size_t plen = strlen(t->path) - strlen(t->name);
+		struct ns_share_tmpdir d;
+
+		/* path is "PARENT/NAME" */
+		if (plen < 2 || strcmp(t->path + plen, t->name) != 0)
+			return -EINVAL;
+		d.parent = strndup(t->path, plen - 1);
+		d.name = strdup(t->name);
+		if (grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0) {
+			free(d.parent);
+			free(d.name);
+			return -ENOMEM;
+		}
+		st->tmpdirs[st->n_tmpdirs++] = d;
+		if (!d.parent || !d.name)
+			return -ENOMEM;
+		if (d.parent[0] != '/' || !word_ok(d.parent) || !word_ok(d.name))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * In the new namespace, built: pin it from the original one. A pin that
+ * cannot be made leaves the session unshared (1); a failure to come back
+ * into the new namespace fails the session, back where it started.
+ */
+static int pin_built(const struct ns_share *sh, const char *user, struct ns_session *sess,
+		     const struct kn_ns_saved *orig, struct ns_failure *fail, ns_apply_log_fn log,
+		     void *ud)
+{
+	struct kn_ns_saved built = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	char *pin = state_name(sh->key, ".ns");
+	struct stat pst;
+	int r;
+
+	if (!pin)
+		return -ENOMEM;
+	r = kn_ns_save(&built);
+	if (r < 0) {
+		log(ud, false, "share_namespace: cannot open the new namespace (%s): not shared",
+		    strerror(-r));
+		free(pin);
+		return 1;
+	}
+	r = kn_ns_restore(orig);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot return to the original namespace (%s): not shared",
+		    strerror(-r));
+		r = kn_ns_restore(&built) < 0 ? -errno : 1;
+		goto out;
+	}
+	r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
+	if (r == -EEXIST) {
+		/* No state, under the lock: left by a session killed while it pinned. */
+		(void)kn_unpin_ns(sh->dir_fd, pin);
+		r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
+	}
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot pin the namespace on %s.ns (%s): not shared",
+		    sh->where, strerror(-r));
+		r = 1;
+	} else {
+		r = state_from_session(&st, user, sess, &pst);
+		if (r == 0)
+			r = ns_share_state_write(sh->dir_fd, sh->key, &st);
+		if (r == 0)
+			r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
+		if (r < 0) {
+			log(ud, false, "share_namespace: cannot write %s.state (%s): not shared",
+			    sh->where, strerror(-r));
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
+			r = 1;
+		}
+	}
+	if (kn_ns_restore(&built) < 0) {
+		int e = -errno;
+
+		if (r == 0)
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
+		r = fail_with(fail, "entering the new namespace again", NULL, e);
+	}
+out:
+	ns_share_state_free(&st);
+	kn_ns_saved_close(&built);
+	free(pin);
+	return r;
+}
+
+/* The pin directory and the user's in it, with the user's lock taken; 1 if any is untrusted. */
+static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, void *ud)
+{
+	const char *what;
+	int top, r;
+
+	r = top = dir_open(&what);
+	if (r >= 0) {
+		what = "opening the user's directory in";
+		r = sh->dir_fd = ns_share_user_dir(top, sh->uid, true);
+		close(top);
+	}
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: %s %s: %s%s: this session gets a namespace of its own", what,
+		    NS_SHARE_DIR, strerror(-r),
+		    r == -EPERM ? " (must be root's, mode 0700, on trusted parents)" : "");
+		return 1;
+	}
+	r = *ret_lock = ns_share_lock(sh->dir_fd);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot lock %s/%u/lock: %s: this session gets a namespace "
+		    "of its own",
+		    NS_SHARE_DIR, (unsigned)sh->uid, strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Join: the caller's root must be the one the namespace was pinned with
+ * (setns() moves the root to the namespace's, which would take a chrooted
+ * caller out of its chroot) and the pin what was recorded. 1 if this
+ * session cannot join and builds its own; 0 joined.
+ */
+static int share_join(struct ns_share *sh, const struct ns_share_state *st, struct ns_failure *fail,
+		      ns_apply_log_fn log, void *ud)
+{
+	struct stat root;
+	const char *why;
+	char *cwd;
+	int pin, r;
+
+	if (stat("/", &root) < 0 || root.st_dev != st->root_dev || root.st_ino != st->root_ino) {
+		log(ud, false,
+		    "share_namespace: the process's root is not the one %s.ns was pinned with "
+		    "(chrooted?): this session gets a namespace of its own",
+		    sh->where);
+		return 1;
+	}
+	pin = ns_share_pin_open(sh->dir_fd, sh->key, st);
+	/* From another namespace (su within a session) the pins are out of sight. */
+	why = pin < 0 ? share_refused_here() : NULL;
+	if (why) {
+		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
+		    why);
+		return 1;
+	}
+	if (pin < 0) {
+		log(ud, false,
+		    "share_namespace: refusing %s.ns: %s: this session gets a namespace of its own",
+		    sh->where,
+		    pin == -ESTALE	  ? "not the namespace that was pinned"
+		    : pin == -EMEDIUMTYPE ? "not a mount namespace"
+					  : strerror(-pin));
+		return 1;
+	}
+	r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
+	if (r < 0) {
+		close(pin);
+		return fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
+	}
+	cwd = getcwd(NULL, 0);
+	r = kn_ns_join(pin);
+	close(pin);
+	if (r < 0) {
+		(void)ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+		free(cwd);
+		return fail_with(fail, "joining the shared namespace", NULL, r);
+	}
+	rechdir(cwd);
+	free(cwd);
+	log(ud, true, "share_namespace: joined %s.ns", sh->where);
+	return 0;
+}
+
+int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, uid_t uid,
+		  const char *key, struct ns_session *sess, struct ns_share **ret_share,
+		  struct ns_failure *fail, ns_apply_log_fn log, void *ud)
+{
+	struct kn_ns_saved orig = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	struct ns_share *share;
+	const char *why;
+	int lock = -1, r;
+
+	*ret_share = NULL;
+	*fail = (struct ns_failure){0};
+	share = calloc(1, sizeof(*share));
+	if (!share)
+		return fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
+	share->dir_fd = -1;
+	share->uid = uid;
+	share->key = strdup(key);
+	if (!share->key ||
+	    asprintf(&share->where, "%s/%u/%s", NS_SHARE_DIR, (unsigned)uid, key) < 0) {
+		share->where = NULL;
+		r = fail_with(fail, "sharing the namespace", NULL, -ENOMEM);
+		goto out;
+	}
+	r = proc_self(&share->self);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot tell this process's identity (%s): this session gets "
+		    "a namespace of its own",
+		    strerror(-r));
+		goto unshared;
+	}
+	if (share_enter(share, &lock, log, ud))
+		goto unshared;
+
+	r = ns_share_state_read(share->dir_fd, key, &st);
+	if (r == 0) {
+		size_t stale = 0;
+
+		r = ns_share_sessions(share->dir_fd, key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale);
+		if (stale)
+			log(ud, false, "share_namespace: %s: dropped %zu session%s gone",
+			    share->where, stale, stale == 1 ? "" : "s");
+		if (r == 0 && st.n_sessions > 0) {
+			r = share_join(share, &st, fail, log, ud);
+			if (r < 0)
+				goto out;
+			if (r == 1)
+				goto unshared;
+			*sess = (struct ns_session){0};
+			*ret_share = share;
+			share = NULL;
+			goto out;
+		}
+		/* Every session died without closing: start afresh. */
+		r = ns_share_drop(share->dir_fd, key, &st);
+		if (r < 0)
+			log(ud, false, "share_namespace: dropping the stale pin %s.ns: %s",
+			    share->where, strerror(-r));
+	} else if (r != -ENOENT) {
+		log(ud, false,
+		    "share_namespace: refusing %s.state: %s: this session gets a namespace of its "
+		    "own",
+		    share->where, r == -EPERM ? "not root's or not private" : strerror(-r));
+		goto unshared;
+	}
+
+	/* Build and pin: only from process 1's namespace, unchrooted. */
+	why = share_refused_here();
+	if (why) {
+		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
+		    why);
+		goto unshared;
+	}
+	r = kn_ns_save(&orig);
+	if (r < 0) {
+		r = fail_with(fail, "saving the mount namespace", NULL, r);
+		goto out;
+	}
+	r = ns_apply(plan, opts, sess, fail, log, ud);
+	if (r < 0)
+		goto out;
+	r = pin_built(share, opts->user, sess, &orig, fail, log, ud);
+	if (r < 0) {
+		/* Back in the original namespace: undo what the apply left outside it. */
+		struct ns_failure ignored;
+
+		(void)ns_session_close(sess, false, &ignored);
+		ns_failure_free(&ignored);
+		ns_session_free(sess);
+		goto out;
+	}
+	if (r == 0) {
+		share->built = true;
+		ns_session_forget_tmpdirs(sess); /* the pin owns them now */
+		log(ud, true, "share_namespace: pinned %s.ns", share->where);
+		*ret_share = share;
+		share = NULL;
+	}
+	r = 0;
+	goto out;
+
+unshared:
+	/* As without the argument. */
+	ns_share_free(share);
+	share = NULL;
+	r = ns_apply(plan, opts, sess, fail, log, ud);
+out:
+	if (lock >= 0)
+		close(lock);
+	ns_share_state_free(&st);
+	kn_ns_saved_close(&orig);
+	ns_share_free(share);
+	return r;
+}
+
+int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail,
+		   ns_apply_log_fn log, void *ud)
+{
+	struct kn_ns_saved here = KN_NS_SAVED_INIT;
+	struct ns_share_state st = {0};
+	int lock, init_ns = -1, r;
+
+	*fail = (struct ns_failure){0};
+	lock = ns_share_lock(share->dir_fd);
+	if (lock < 0)
+		return fail_with(fail, "locking", NS_SHARE_DIR, lock);
+	(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
+	r = ns_share_state_read(share->dir_fd, share->key, &st);
+	if (r == -ENOENT) {
+		r = 0; /* dropped by the administrator */
+		goto out;
+	}
+	if (r < 0) {
+		r = fail_with(fail, "reading the state in", NS_SHARE_DIR, r);
+		goto out;
+	}
+	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, NULL);
+	if (r < 0 || st.n_sessions > 0) {
+		if (r < 0)
+			r = fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
+		goto out;
+	}
+
+	/* The last session: its polydirs where asked, then the pin, from where it lives. */
+	if (unmount) {
+		struct stat own;
+		int fd = kn_ns_open_own();
+
+		if (fd >= 0 && fstat(fd, &own) == 0 && own.st_dev == st.dev && own.st_ino == st.ino)
+			for (size_t i = st.n_polydirs; i-- > 0;) {
+				int k = kn_umount_path(st.polydirs[i]);
+
+				if (k < 0 && k != -EINVAL && r == 0)
+					r = fail_with(fail, "unmounting", st.polydirs[i], k);
+			}
+		if (fd >= 0)
+			close(fd);
+	}
+	/*
+	 * The pin is a mount in process 1's namespace (only a session there
+	 * builds and pins), which removing its file detaches from anywhere.
+	 * The tmpdir instances are found by path, as that namespace sees them.
+	 */
+	if (st.n_tmpdirs == 0) {
+		r = ns_share_drop(share->dir_fd, share->key, &st);
+		if (r < 0)
+			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, r);
+		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
+		goto out;
+	}
+	init_ns = kn_ns_open_pid(1);
+	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
+		int k = ns_share_drop(share->dir_fd, share->key, &st);
+
+		if (k < 0 && r == 0)
+			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, k);
+		if (kn_ns_restore(&here) < 0 && r == 0)
+			r = fail_with(fail, "returning to the session's namespace", NULL, -errno);
+		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
+	} else if (r == 0) {
+		r = fail_with(fail, "entering the namespace that holds", NS_SHARE_DIR, -errno);
+	}
+out:
+	if (init_ns >= 0)
+		close(init_ns);
+	kn_ns_saved_close(&here);
+	ns_share_state_free(&st);
+	close(lock);
+	return r;
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+#pragma once
+
+/*
+ * share_namespace: one mount namespace for all sessions of a user with the
+ * same instance key. The first session builds it as any session does and
+ * pins it in NS_SHARE_DIR; later ones verify the pin and join it with
+ * setns(); the last close unpins it. Everything happens under a per-user
+ * lock, so that opens and closes of one user never interleave.
+ *
+ * NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of
+ * its own) holds a directory per user, UID (root's, 0700), with:
+ *   lock             the user's lock, never removed
+ *   KEY.ns           a pinned namespace (a bind of its nsfs file)
+ *   KEY.state        what was pinned, written once by the session that pinned it
+ *   KEY@PID.pID      a session using it (pidfs inode; .sID: start time), empty
+ */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "apply.h"
+#include "ns-build.h"
+#include "plan.h"
+
+/*
+ * A session's process, told apart from a later one with its pid by its
+ * pidfs inode (kernels from 6.9), else its start time.
+ */
+struct ns_share_proc {
+	pid_t pid;
+	bool pidfs; /* id is the pidfs inode, else /proc/PID/stat's start time */
+	unsigned long long id;
+};
+
+struct ns_share_state {
+	dev_t dev; /* the pinned namespace */
+	ino_t ino;
+	dev_t root_dev; /* "/" of the session that pinned it: a joiner must have the same */
+	ino_t root_ino;
+	char *user;
+	char **polydirs; /* what the namespace has mounted, for the check tool */
+	size_t n_polydirs;
+	struct ns_share_tmpdir {
+		char *parent; /* path, resolved again when the last session closes */
+		char *name;
+	} * tmpdirs;
+	size_t n_tmpdirs;
+	struct ns_share_proc *sessions;
+	size_t n_sessions;
+};
+
+/* What close needs, kept as PAM data by a session that built or joined a pinned namespace. */
+struct ns_share {
+	int dir_fd; /* NS_SHARE_DIR/UID, opened in process 1's namespace, which holds the pins */
+	uid_t uid;
+	char *key;
+	char *where; /* NS_SHARE_DIR/UID/KEY, for messages */
+	struct ns_share_proc self;
+	bool built; /* this session built the namespace (else joined it) */
+};
+
+/*
+ * The instance key: a 128-bit hash of everything that selects what is mounted,
+ * the uid, the SELinux context, the plan's entries and the options that
+ * change how they are applied, and the original user for unmnt_remnt and
+ * unmnt_only. 32 hex characters and a NUL into out.
+ */
+int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
+		 const struct ns_apply_opts *opts, long orig_uid, char out[33]);
+
+/*
+ * Open a session in share mode: join the user's pinned namespace for this
+ * key, or build one with ns_apply() and pin it. Where the pin directory or
+ * a pin cannot be trusted, or the caller is not in the init process's
+ * mount namespace (or is chrooted), one line is logged and the session
+ * builds a namespace of its own, as without share_namespace: then
+ * *ret_share is NULL. On failure the caller is where it was, as for
+ * ns_apply().
+ */
+int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, uid_t uid,
+		  const char *key, struct ns_session *sess, struct ns_share **ret_share,
+		  struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata);
+
+/*
+ * Close: drop this session (and any whose process is gone) from the
+ * state; the last one unmounts the pin and removes the tmpdir instances,
+ * and with unmount the polydirs in the namespace it leaves.
+ */
+int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail,
+		   ns_apply_log_fn log, void *log_userdata);
+void ns_share_free(struct ns_share *share);
+
+/* --- for the check tool --- */
+
+/* Open NS_SHARE_DIR as it is, checked (root's, 0700, no link); -ENOENT if there is none. */
+int ns_share_dir_open_existing(void);
+/* NS_SHARE_DIR/UID under it, checked the same way; made when create. */
+int ns_share_user_dir(int dir_fd, uid_t uid, bool create);
+/* Take the user's lock: a descriptor to close, or a negative errno. */
+int ns_share_lock(int udir);
+/* Read KEY.state: 0, -ENOENT, -EBADMSG if malformed, -EPERM if not root's and private. */
+int ns_share_state_read(int udir, const char *key, struct ns_share_state *ret);
+int ns_share_state_write(int udir, const char *key, const struct ns_share_state *st);
+void ns_share_state_free(struct ns_share_state *st);
+/* 1 if the process is the same one (pid and pidfs inode or start time), 0 if it is gone. */
+int ns_share_proc_alive(const struct ns_share_proc *p);
+int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p);
+int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p);
+
+enum ns_share_scan {
+	NS_SHARE_SCAN_COUNT,	     /* every session into st->sessions, the gone ones counted */
+	NS_SHARE_SCAN_PRUNE_TO_LIVE, /* remove gone ones until one is alive; it alone is kept */
+	NS_SHARE_SCAN_REMOVE_ALL,    /* remove every record */
+};
+/* The sessions of key: live ones into st->sessions, gone ones counted into *ret_stale. */
+int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
+		      size_t *ret_stale);
+/*
+ * Open KEY.ns and check it is the namespace the state recorded: a mount
+ * namespace with that device and inode. A descriptor, or -EMEDIUMTYPE
+ * (not a namespace), -ESTALE (another namespace), -errno.
+ */
+int ns_share_pin_open(int udir, const char *key, const struct ns_share_state *st);
+/*
+ * Unpin KEY, remove its tmpdir instances, its state and its session
+ * records. The caller is in the namespace that holds the pin. Returns the
+ * first error.
+ */
+int ns_share_drop(int udir, const char *key, const struct ns_share_state *st);

@@ -1,0 +1,55 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+#
+#   deb.sh SOURCE_ROOT WORK
+#
+# Builds the project's Debian package as the README says
+# (dpkg-buildpackage -us -uc -b), from a copy of the source tree in WORK so
+# that nothing is written into the tree or next to it, and prints the path
+# of the libpam-namespace-ng .deb. The copy holds the files git knows
+# (tracked, and untracked ones not ignored, as they are now on disk), or,
+# outside a git checkout, the tree without build directories. A .deb built
+# from the same files is reused (WORK/deb-HASH). The unit suite, which
+# dh_auto_test would run, is left out (DEB_BUILD_OPTIONS=nocheck): the unit
+# suite of the build runs it.
+set -euo pipefail
+
+[[ $# == 2 ]] || {
+	echo "usage: deb.sh SOURCE_ROOT WORK" >&2
+	exit 2
+}
+src=$(cd "$1" && pwd)
+work=$2
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+list_files() {
+	if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
+		git -C "$src" ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do
+				[[ -e "$src/$f" ]] && printf '%s\0' "$f"
+			done
+	else
+		(cd "$src" && find . -path './build*' -prune -o -path ./.git -prune -o \
+			-type f -print0)
+	fi
+}
+
+list=$work/files
+list_files | LC_ALL=C sort -z >"$list"
+key=$( (cd "$src" && xargs -0 sha256sum <"$list") | sha256sum | cut -c1-16)
+out=$work/deb-$key
+if ! ls "$out"/libpam-namespace-ng_*.deb >/dev/null 2>&1; then
+	echo "deb.sh: dpkg-buildpackage -us -uc -b in $out/tree" >&2
+	rm -rf "$out"
+	mkdir -p "$out/tree"
+	(cd "$src" && tar --null -T "$list" -cf -) | tar -C "$out/tree" -xf -
+	(cd "$out/tree" && DEB_BUILD_OPTIONS="nocheck parallel=2" \
+		dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) || {
+		tail -n 40 "$out/build.log" >&2
+		echo "deb.sh: dpkg-buildpackage failed; the log is $out/build.log" >&2
+		exit 1
+	}
+	rm -rf "$out/tree"
+fi
+ls "$out"/libpam-namespace-ng_*.deb

@@ -1,0 +1,221 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+#
+# Suite boot: the system an administrator deploys. A Debian 12 image built
+# by mmdebstrap (rootfs.sh, cached), with the project's .deb (deb.sh)
+# installed by dpkg, namespace.conf, the pam.d lines of README "Deploying
+# it" and the helper unit enabled, booted with systemd as PID 1 under
+# qemu-system-x86_64 (TCG). boot.py then logs in on the serial console and
+# over ssh, reboots, and prints one PASS or FAIL line per check.
+#
+#   test_boot.sh [default|shared]
+#
+# default: the module line of "Deploying it", two boots (boot.py default).
+# shared: the same line with share_namespace (issue 15), one boot
+# (boot.py shared); skipped, saying so, when the packaged module does not
+# know that argument.
+#
+#   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
+#   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
+#                   the root file system and the .deb, kept in its cache
+#                   and deb, are shared by both modes, the rest is in MODE/
+#
+# Everything is written below NS_BOOT_WORK; the host's /etc, /tmp and
+# network are not touched (qemu's user-mode network forwards one free port
+# on 127.0.0.1 to the guest's sshd).
+set -euo pipefail
+
+mode=${1:-default}
+[[ $mode == default || $mode == shared ]] || {
+	echo "usage: test_boot.sh [default|shared]" >&2
+	exit 2
+}
+here=$(cd "$(dirname "$0")" && pwd)
+src=${NS_SOURCE_ROOT:-$here/../..}
+work=${NS_BOOT_WORK:-$src/build/tests/boot}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+command -v qemu-system-x86_64 >/dev/null ||
+	skip "qemu-system-x86_64 is not installed (Debian package qemu-system-x86)"
+command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed"
+[[ $(id -u) == 0 ]] || skip "needs root (mmdebstrap --mode=root, the image's owners)"
+for t in python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen; do
+	command -v $t >/dev/null || {
+		echo "FAIL: $t is missing (bash tests/run test installs it)"
+		exit 1
+	}
+done
+python3 -c 'import pexpect' 2>/dev/null || {
+	echo "FAIL: python3-pexpect is missing (bash tests/run test installs it)"
+	exit 1
+}
+
+mkdir -p "$work"
+base=$(cd "$work" && pwd)
+work=$base/$mode
+mkdir -p "$work"
+start=$SECONDS
+rc=0
+tarball=$(bash "$here/rootfs.sh" "$base/cache") || rc=$?
+[[ $rc == 0 ]] || {
+	[[ $rc == 77 ]] && skip "mmdebstrap could not run"
+	echo "FAIL: building the root file system (rootfs.sh)"
+	exit 1
+}
+deb=$(bash "$here/deb.sh" "$src" "$base/deb") || {
+	echo "FAIL: building the .deb with dpkg-buildpackage"
+	exit 1
+}
+echo "# root file system: $tarball"
+echo "# package: $deb ($((SECONDS - start)) s so far)"
+
+# Does the packaged module know issue 15's share_namespace? Its argument
+# table holds every argument's name, so the name is in the .so exactly when
+# the module parses it.
+rm -rf "$work/debx"
+dpkg-deb -x "$deb" "$work/debx"
+so=$(find "$work/debx" -name pam_namespace_ng.so | head -n 1)
+[[ -n $so ]] || {
+	echo "FAIL: $(basename "$deb") has no pam_namespace_ng.so"
+	exit 1
+}
+if grep -aq share_namespace "$so"; then shared=1; else shared=0; fi
+rm -rf "$work/debx"
+if [[ $mode == shared && $shared == 0 ]]; then
+	skip "the packaged module (${so#"$work/debx"}) does not know the argument" \
+		"share_namespace (issue 15): its shared-mode checks were not run"
+fi
+
+root=$work/root
+img=$work/image.raw
+rm -rf "$root" "$img" "$work"/console-*.log
+mkdir -p "$root"
+tar -C "$root" --numeric-owner -xpf "$tarball"
+
+# In the image's chroot, in a private mount and PID namespace with its own
+# /proc, so that nothing mounted for dpkg stays behind.
+# shellcheck disable=SC2016 # $0 and $@ are the inner sh's
+in_root() {
+	unshare --mount --pid --fork --kill-child --propagation private \
+		sh -c 'mount -t proc proc "$0/proc" && exec chroot "$0" "$@"' "$root" "$@"
+}
+
+cp "$deb" "$root/root/"
+in_root dpkg -i "/root/$(basename "$deb")" >"$work/dpkg.log" 2>&1 || {
+	cat "$work/dpkg.log"
+	echo "FAIL: dpkg -i of the package in the image"
+	exit 1
+}
+rm "$root/root/$(basename "$deb")"
+echo "# dpkg -i $(basename "$deb"): $(grep -c '' "$work/dpkg.log") lines of output, status 0"
+
+echo bootvm >"$root/etc/hostname"
+printf '127.0.0.1 localhost\n127.0.1.1 bootvm\n' >"$root/etc/hosts"
+echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
+printf 'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n' \
+	>"$root/etc/network/interfaces"
+in_root useradd -m -s /bin/bash -u 2001 alice
+in_root useradd -m -s /bin/bash -u 2002 bob
+printf 'root:rootpw\nalice:alicepw\nbob:bobpw\n' | in_root chpasswd
+rm -f "$work/id_ed25519" "$work/id_ed25519.pub"
+ssh-keygen -q -t ed25519 -N '' -C boot-suite -f "$work/id_ed25519"
+for u in root alice bob; do
+	h=/home/$u
+	[[ $u == root ]] && h=/root
+	install -d -m 700 "$root$h/.ssh"
+	install -m 600 "$work/id_ed25519.pub" "$root$h/.ssh/authorized_keys"
+	in_root chown -R "$u:$u" "$h/.ssh"
+done
+
+# README "Deploying it", 1: namespace.conf (root excluded), plus a tmpdir
+# line for a directory of the image's own.
+install -d -m 1777 "$root/var/scratch"
+cat >"$root/etc/security/namespace.conf" <<'CONF'
+/tmp          /tmp/tmp-inst/        user    root
+/var/tmp      /var/tmp/tmp-inst/    user    root
+/var/scratch  /var/scratch-inst/    tmpdir  root
+CONF
+chmod 644 "$root/etc/security/namespace.conf"
+# 3: the helper unit, enabled.
+in_root systemctl enable pam_namespace_ng_helper.service 2>&1 | sed 's/^/# /'
+# 4: the session line at the end of each service's session stack (after
+# common-session's pam_unix). cron's stack includes
+# common-session-noninteractive; it gets the line too.
+grep -q '^@include common-session-noninteractive' "$root/etc/pam.d/cron" || {
+	echo "FAIL: /etc/pam.d/cron does not include common-session-noninteractive"
+	exit 1
+}
+# Debian 12's systemd-user stack is the vendor file /usr/lib/pam.d/systemd-user:
+# an administrator's change is a copy in /etc/pam.d, which then hides it.
+stacks=(login sshd cron su su-l systemd-user)
+[[ -e "$root/etc/pam.d/systemd-user" ]] ||
+	cp "$root/usr/lib/pam.d/systemd-user" "$root/etc/pam.d/systemd-user"
+profile=/usr/share/pam-configs/namespace-ng
+if [[ $mode == shared && -e $root$profile ]]; then
+	# share_namespace as README "One namespace per user" deploys it with the
+	# package: its pam-auth-update profile puts the line in common-session
+	# and common-session-noninteractive, which every stack above includes
+	# (systemd-user's vendor file too: no copy of it). debug, for the
+	# journal's lines.
+	rm "$root/etc/pam.d/systemd-user"
+	in_root pam-auth-update --enable namespace-ng >"$work/pam-auth-update.log" 2>&1 || {
+		cat "$work/pam-auth-update.log"
+		echo "FAIL: pam-auth-update --enable namespace-ng in the image"
+		exit 1
+	}
+	sed -i 's/pam_namespace_ng\.so share_namespace$/& debug/' \
+		"$root/etc/pam.d/common-session" "$root/etc/pam.d/common-session-noninteractive"
+	stacks=()
+	for s in common-session common-session-noninteractive; do
+		grep -q '^session.*pam_namespace_ng\.so share_namespace debug$' "$root/etc/pam.d/$s" || {
+			echo "FAIL: pam-auth-update --enable namespace-ng left /etc/pam.d/$s without the line"
+			exit 1
+		}
+	done
+fi
+line='session    required   pam_namespace_ng.so debug'
+[[ $mode == shared ]] && line+=' share_namespace'
+for s in "${stacks[@]}"; do
+	[[ -s "$root/etc/pam.d/$s" ]] || {
+		echo "FAIL: the image has no /etc/pam.d/$s"
+		exit 1
+	}
+	echo "$line" >>"$root/etc/pam.d/$s"
+done
+for s in common-session common-session-noninteractive login sshd cron systemd-user; do
+	f=/etc/pam.d/$s
+	[[ -e $root$f ]] || f=/usr/lib/pam.d/$s
+	echo "# $f session lines:"
+	grep -E '^(session|@include common-session)' "$root$f" | sed 's/^/#   /'
+done
+if [[ $shared == 1 ]]; then
+	echo "# the packaged module knows share_namespace"
+else
+	echo "# the packaged module does not know share_namespace"
+fi
+in_root pam_namespace_check >"$work/check.txt" 2>&1 || {
+	cat "$work/check.txt"
+	echo "FAIL: pam_namespace_check in the image"
+	exit 1
+}
+sed 's/^/# pam_namespace_check: /' "$work/check.txt"
+in_root pam_namespace_check --user alice >"$work/check-alice.txt" 2>&1 || {
+	cat "$work/check-alice.txt"
+	echo "FAIL: pam_namespace_check --user alice in the image"
+	exit 1
+}
+
+# shellcheck disable=SC2012 # ls -v sorts the versions
+kernel=$(ls -v "$root"/boot/vmlinuz-* | tail -n 1)
+# shellcheck disable=SC2012
+initrd=$(ls -v "$root"/boot/initrd.img-* | tail -n 1)
+cp "$kernel" "$work/vmlinuz"
+cp "$initrd" "$work/initrd.img"
+mkfs.ext4 -q -F -L root -d "$root" "$img" 2G
+rm -rf "$root"
+echo "# image ready in $((SECONDS - start)) s: $img"
+
+exec python3 "$here/boot.py" "$work" "$mode"

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * share_namespace without namespaces: the instance key, the argument, the
+ * state file and the session records (share.h). The pins themselves need
+ * root and mount namespaces: tests/integration/test_share.sh.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "args.h"
+#include "share.h"
+
+static struct ns_plan_entry entry(const char *polydir, const char *instance, const char *mntopts)
+{
+	return (struct ns_plan_entry){.method = NS_METHOD_USER,
+				      .polydir = (char *)polydir,
+				      .instance = (char *)instance,
+				      .mntopts = (char *)mntopts};
+}
+
+static void key_of(const struct ns_plan_entry *e, size_t n, uid_t uid, const char *context,
+		   bool mount_private, long orig, char out[33])
+{
+	struct ns_plan plan = {.entries = (struct ns_plan_entry *)e, .n_entries = n};
+	struct ns_user u = {.name = "alice", .uid = uid, .context = context};
+	struct ns_apply_opts o = {.mount_private = mount_private};
+
+	assert_int_equal(ns_share_key(&plan, &u, &o, orig, out), 0);
+	assert_int_equal(strlen(out), 32);
+	assert_int_equal(strspn(out, "0123456789abcdef"), 32);
+}
+
+static void test_key_selects(void **state)
+{
+	struct ns_plan_entry a[] = {entry("/tmp", "/tmp/inst/alice", NULL),
+				    entry("/var/tmp", "/var/tmp/inst/alice", NULL)};
+	struct ns_plan_entry b[] = {entry("/tmp", "/tmp/inst/alice", "size=2m"),
+				    entry("/var/tmp", "/var/tmp/inst/alice", NULL)};
+	struct ns_plan_entry swapped[] = {a[1], a[0]};
+	char base[33], k[33];
+
+	key_of(a, 2, 2001, NULL, false, -1, base);
+	key_of(a, 2, 2001, NULL, false, -1, k);
+	assert_string_equal(base, k);
+	key_of(a, 2, 2002, NULL, false, -1, k);
+	assert_string_not_equal(base, k);
+	key_of(a, 2, 2001, "user_u:user_r:user_t:s0", false, -1, k);
+	assert_string_not_equal(base, k);
+	{
+		char s0[33], c1[33];
+
+		key_of(a, 2, 2001, "user_u:user_r:user_t:s0", false, -1, s0);
+		key_of(a, 2, 2001, "user_u:user_r:user_t:s0:c1", false, -1, c1);
+		assert_string_not_equal(s0, c1);
+	}
+	key_of(b, 2, 2001, NULL, false, -1, k);
+	assert_string_not_equal(base, k);
+	key_of(swapped, 2, 2001, NULL, false, -1, k);
+	assert_string_not_equal(base, k);
+	key_of(a, 1, 2001, NULL, false, -1, k);
+	assert_string_not_equal(base, k);
+	key_of(a, 2, 2001, NULL, true, -1, k);
+	assert_string_not_equal(base, k);
+	key_of(a, 2, 2001, NULL, false, 0, k);
+	assert_string_not_equal(base, k);
+}
+
+static void test_argument(void **state)
+{
+	const char *with[] = {"debug", "share_namespace"};
+	const char *without[] = {"debug"};
+	struct ns_args args;
+
+	assert_int_equal(ns_args_parse(&args, 2, with, NULL), 0);
+	assert_true(args.share_namespace);
+	assert_int_equal(ns_args_parse(&args, 1, without, NULL), 0);
+	assert_false(args.share_namespace);
+}
+
+struct tmp_dir {
+	char path[32];
+	int fd;
+};
+
+static int make_dir(void **state)
+{
+	struct tmp_dir *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	strcpy(d->path, "/tmp/ns-share-unit-XXXXXX");
+	if (!mkdtemp(d->path))
+		return -1;
+	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	*state = d;
+	return d->fd < 0 ? -1 : 0;
+}
+
+static int remove_dir(void **state)
+{
+	struct tmp_dir *d = *state;
+	DIR *dir = fdopendir(dup(d->fd));
+	struct dirent *de;
+
+	while (dir && (de = readdir(dir)))
+		if (de->d_name[0] != '.')
+			(void)unlinkat(d->fd, de->d_name, 0);
+	if (dir)
+		closedir(dir);
+	close(d->fd);
+	(void)rmdir(d->path);
+	free(d);
+	return 0;
+}
+
+static void test_state_round_trip(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	char p1[] = "/tmp", p2[] = "/var/tmp", parent[] = "/tmp-inst", name[] = "alice.XYZ",
+	     user[] = "alice";
+	char *polydirs[] = {p1, p2};
+	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
+	struct ns_share_state st = {.dev = 4,
+				    .ino = 4026532175,
+				    .root_dev = 2049,
+				    .root_ino = 2,
+				    .user = user,
+				    .polydirs = polydirs,
+				    .n_polydirs = 2,
+				    .tmpdirs = tmpdirs,
+				    .n_tmpdirs = 1};
+	struct ns_share_state back = {0};
+
+	if (geteuid() != 0)
+		skip(); /* the reader refuses a state file that is not root's */
+	assert_int_equal(ns_share_state_write(dir, "k1", &st), 0);
+	assert_int_equal(ns_share_state_read(dir, "k1", &back), 0);
+	assert_int_equal(back.dev, 4);
+	assert_int_equal(back.ino, 4026532175);
+	assert_int_equal(back.root_ino, 2);
+	assert_string_equal(back.user, "alice");
+	assert_int_equal(back.n_polydirs, 2);
+	assert_string_equal(back.polydirs[1], "/var/tmp");
+	assert_int_equal(back.n_tmpdirs, 1);
+	assert_string_equal(back.tmpdirs[0].parent, "/tmp-inst");
+	assert_string_equal(back.tmpdirs[0].name, "alice.XYZ");
+	ns_share_state_free(&back);
+	assert_int_equal(ns_share_state_read(dir, "nothing", &back), -ENOENT);
+
+	/* group-readable, or malformed: refused */
+	assert_int_equal(fchmodat(dir, "k1.state", 0640, 0), 0);
+	assert_int_equal(ns_share_state_read(dir, "k1", &back), -EPERM);
+	{
+		int fd = openat(dir, "k2.state", O_WRONLY | O_CREAT | O_EXCL, 0600);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "pam_namespace-share 1\nns 1\n", 27), 27);
+		close(fd);
+	}
+	assert_int_equal(ns_share_state_read(dir, "k2", &back), -EBADMSG);
+}
+
+static void test_sessions(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	struct ns_share_proc self = {.pid = getpid(), .pidfs = false}, dead;
+	struct ns_share_state st = {0};
+	char start[64];
+	size_t stale = 0;
+	FILE *f;
+
+	/* this process's start time, as the module reads it on kernels without pidfs */
+	snprintf(start, sizeof(start), "/proc/%d/stat", (int)self.pid);
+	f = fopen(start, "r");
+	assert_non_null(f);
+	assert_int_equal(fscanf(f,
+				"%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u "
+				"%*d %*d %*d %*d %*d %*d %llu",
+				&self.id),
+			 1);
+	fclose(f);
+	dead = (struct ns_share_proc){.pid = self.pid, .pidfs = false, .id = self.id + 1};
+	assert_int_equal(ns_share_proc_alive(&self), 1);
+	assert_int_equal(ns_share_proc_alive(&dead), 0);
+
+	/* a gone session is pruned */
+	assert_int_equal(ns_share_session_add(dir, "k", &dead), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(st.n_sessions, 0);
+	assert_int_equal(stale, 1);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale), 0);
+	assert_int_equal(stale, 1);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(st.n_sessions + stale, 0);
+
+	/* a live one is kept, counted once */
+	assert_int_equal(ns_share_session_add(dir, "k", &self), 0);
+	assert_int_equal(ns_share_session_add(dir, "k", &self), -EEXIST);
+	assert_int_equal(ns_share_session_add(dir, "other", &self), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale), 0);
+	assert_int_equal(st.n_sessions, 1);
+	assert_int_equal(st.sessions[0].pid, self.pid);
+	assert_int_equal(stale, 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_REMOVE_ALL, &st, NULL), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(st.n_sessions + stale, 0);
+	/* another key's record is untouched */
+	assert_int_equal(ns_share_sessions(dir, "other", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(st.n_sessions, 1);
+	free(st.sessions);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_key_selects),
+		cmocka_unit_test(test_argument),
+		cmocka_unit_test_setup_teardown(test_state_round_trip, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_sessions, make_dir, remove_dir),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
