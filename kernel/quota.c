@@ -26,7 +26,10 @@ static int tmpfs_quotactl(int fd, int cmd, uid_t uid, void *addr)
 		return -errno;
 	if (sf.f_type != KN_TMPFS_MAGIC)
 		return -EMEDIUMTYPE;
-	if (syscall(SYS_quotactl_fd, fd, QCMD(cmd, USRQUOTA), (int)uid, addr) < 0)
+	/* QCMD() shifts an int: Q_GETINFO (0x800005) << 8 overflows it. */
+	unsigned qcmd = ((unsigned)cmd << SUBCMDSHIFT) | (USRQUOTA & SUBCMDMASK);
+
+	if (syscall(SYS_quotactl_fd, fd, qcmd, (int)uid, addr) < 0)
 		return -errno;
 	return 0;
 }
