@@ -186,6 +186,8 @@ static void maybe_valgrind(int argc, char **argv)
 	vg[n++] = "valgrind";
 	vg[n++] = log;
 	vg[n++] = "--vgdb=no";
+	/* The child that execs the command would leave a log without a summary. */
+	vg[n++] = "--child-silent-after-fork=yes";
 	if (supp_arg)
 		vg[n++] = supp_arg;
 	vg[n++] = "--error-exitcode=99";
