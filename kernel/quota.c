@@ -20,13 +20,15 @@
 
 static int tmpfs_quotactl(int fd, int cmd, uid_t uid, void *addr)
 {
+	/* Not QCMD(), which shifts an int: Q_SETQUOTA (0x800008) overflows it. */
+	unsigned qcmd = ((unsigned)cmd << SUBCMDSHIFT) | (USRQUOTA & SUBCMDMASK);
 	struct statfs sf;
 
 	if (fstatfs(fd, &sf) < 0)
 		return -errno;
 	if (sf.f_type != KN_TMPFS_MAGIC)
 		return -EMEDIUMTYPE;
-	if (syscall(SYS_quotactl_fd, fd, QCMD(cmd, USRQUOTA), (int)uid, addr) < 0)
+	if (syscall(SYS_quotactl_fd, fd, qcmd, (int)uid, addr) < 0)
 		return -errno;
 	return 0;
 }
