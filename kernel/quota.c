@@ -20,15 +20,14 @@
 
 static int tmpfs_quotactl(int fd, int cmd, uid_t uid, void *addr)
 {
+	/* Not QCMD(), which shifts an int: Q_SETQUOTA (0x800008) overflows it. */
+	unsigned qcmd = ((unsigned)cmd << SUBCMDSHIFT) | (USRQUOTA & SUBCMDMASK);
 	struct statfs sf;
 
 	if (fstatfs(fd, &sf) < 0)
 		return -errno;
 	if (sf.f_type != KN_TMPFS_MAGIC)
 		return -EMEDIUMTYPE;
-	/* QCMD() shifts an int: Q_GETINFO (0x800005) << 8 overflows it. */
-	unsigned qcmd = ((unsigned)cmd << SUBCMDSHIFT) | (USRQUOTA & SUBCMDMASK);
-
 	if (syscall(SYS_quotactl_fd, fd, qcmd, (int)uid, addr) < 0)
 		return -errno;
 	return 0;
