@@ -9,6 +9,7 @@
  */
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -167,10 +168,37 @@ int kn_fd_is_trusted(int fd, bool allow_sticky);
 
 /* Bind the directory src_fd over dst_fd. */
 int kn_bind_fd(int src_fd, int dst_fd);
-/* Mount a fresh tmpfs over dst_fd with options opts (may be NULL) and MS_* flags. */
+/*
+ * Bind src_fd over dst_fd with the mount flags ms_flags (MS_NOSUID,
+ * MS_NODEV, MS_NOEXEC, MS_RDONLY) set on the new mount before it is
+ * attached (mount_setattr), or, before 5.12, by a remount of it right after.
+ * Returns an O_PATH descriptor of the new mount's root, through which
+ * mounts below it can be made. Flags only ever add to those the bind
+ * inherits.
+ */
+int kn_bind_fd_open(int src_fd, int dst_fd, unsigned long ms_flags);
+/*
+ * Mount a fresh tmpfs over dst_fd with options opts (may be NULL) and MS_*
+ * flags. opts is comma-separated; a ',' or a backslash inside an option is
+ * written with a backslash before it.
+ */
 int kn_tmpfs_fd(int dst_fd, const char *opts, unsigned long ms_flags);
+/* The same, returning an O_PATH descriptor of the tmpfs's root. */
+int kn_tmpfs_fd_open(int dst_fd, const char *opts, unsigned long ms_flags);
 /* Lazily unmount whatever is mounted on path (path resolved safely first). */
 int kn_umount_path(const char *path);
+
+/* --- tmpfs user quotas (quota.c) --- */
+
+/*
+ * Whether the filesystem of fd, a tmpfs, keeps user quotas: 0 if so;
+ * -EMEDIUMTYPE if it is not a tmpfs; -ESRCH if mounted without usrquota;
+ * -ENOSYS if the kernel has no quotactl_fd (5.14) or no tmpfs quotas (6.6,
+ * CONFIG_TMPFS_QUOTA).
+ */
+int kn_tmpfs_quota_state(int fd);
+/* Set uid's hard limits there (0: that limit unchanged); errors as above. */
+int kn_tmpfs_set_user_quota(int fd, uid_t uid, uint64_t bytes, uint64_t inodes);
 
 /* --- pinned namespaces (pin.c), for share_namespace --- */
 

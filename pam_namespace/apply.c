@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -202,7 +203,8 @@ static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e,
 		close(fd);
 		return fail_at(c, e, "opening the instance parent", e->instance_parent, k, NULL);
 	}
-	if (!c->opts->ignore_instance_parent_mode && (st.st_uid != 0 || (st.st_mode & 0777))) {
+	if (!c->opts->ignore_instance_parent_mode && !e->ignore_parent_mode &&
+	    (st.st_uid != 0 || (st.st_mode & 0777))) {
 		close(fd);
 		return fail_at(c, e, "checking the instance parent", e->instance_parent, 0,
 			       strdupf("mode %04o, owner uid %u; it must be mode 000 and owned by "
@@ -571,12 +573,80 @@ static int add_polydir(struct ctx *c, const char *polydir)
 	return 0;
 }
 
+/*
+ * share=: each directory of the real polydir named there is bound into the
+ * instance, so that what lives there (the X server's and ICE's sockets)
+ * stays the system's. The real directory is opened from the real polydir's
+ * descriptor without following a symlink, and must be owned by root or the
+ * polydir's owner and, if others may write it, sticky: otherwise a user
+ * who made /tmp/.X11-unix before the X server did, or left a link there,
+ * would have every session's X clients talk to their sockets. Its mount
+ * point is made in the instance, or opened there without following a
+ * symlink, through the new mount (mnt_fd): a mount made through the
+ * instance's own descriptor would sit on the instance parent's mount.
+ */
+static int mount_shares(struct ctx *c, const struct ns_plan_entry *e, const struct kn_dir *poly,
+			int mnt_fd)
+{
+	for (size_t i = 0; i < e->n_shares; i++) {
+		const char *path = e->shares[i], *name = strrchr(path, '/') + 1;
+		struct stat st;
+		int real, dst, k;
+
+		real = kn_open_child_dir(poly->fd, name);
+		if (real == -ELOOP || real == -ENOTDIR)
+			return fail_at(
+				c, e, "refusing to share", path, 0,
+				strdupf("it is %s in the real polydir, not a directory",
+					real == -ELOOP ? "a symbolic link" : "not a directory"));
+		if (real < 0)
+			return fail_at(c, e, "opening the shared directory", path, real, NULL);
+		if (fstat(real, &st) < 0) {
+			k = -errno;
+			close(real);
+			return fail_at(c, e, "opening the shared directory", path, k, NULL);
+		}
+		if (!ns_share_owner_ok(st.st_mode, st.st_uid, poly->st.st_uid)) {
+			close(real);
+			return fail_at(
+				c, e, "refusing to share", path, 0,
+				strdupf("owner uid %u, mode %04o; it must be owned by root%s "
+					"and, if group or others may write it, sticky",
+					(unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+					poly->st.st_uid ? " or the polydir's owner" : ""));
+		}
+		dst = kn_open_child_dir(mnt_fd, name);
+		if (dst == -ENOENT) {
+			dst = kn_mkdir_child(mnt_fd, name, st.st_mode & 07777, st.st_uid,
+					     st.st_gid);
+			if (dst == -EEXIST)
+				dst = kn_open_child_dir(mnt_fd, name);
+		}
+		if (dst < 0) {
+			close(real);
+			return fail_at(c, e,
+				       dst == -ELOOP ? "refusing to share: a symbolic link in the "
+						       "instance at"
+						     : "making the mount point in the instance for",
+				       path, dst == -ELOOP ? 0 : dst, NULL);
+		}
+		/* Not ro: a socket there must stay one a client can connect to. */
+		k = kn_bind_fd_open(real, dst, e->attr_flags & ~MS_RDONLY);
+		close(real);
+		close(dst);
+		if (k < 0)
+			return fail_at(c, e, "mounting the shared directory on", path, k, NULL);
+		close(k);
+	}
+	return 0;
+}
+
 static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 {
 	struct kn_dir poly;
 	char *instance = NULL;
 	bool created = false, parent_trusted = false, base_ok;
-	int pfd, ifd, k;
+	int pfd, ifd, mnt_fd, k;
 
 	if (c->root.fd < 0) {
 		k = kn_dir_open_root(&c->root);
@@ -593,11 +663,15 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 	}
 
 	if (e->method == NS_METHOD_TMPFS) {
-		k = kn_tmpfs_fd(pfd, e->mntopts, e->mount_flags);
+		unsigned long flags = e->mount_flags | e->attr_flags;
+
+		k = e->n_shares ? kn_tmpfs_fd_open(pfd, e->mntopts, flags)
+				: kn_tmpfs_fd(pfd, e->mntopts, flags);
 		if (k < 0) {
 			k = fail_at(c, e, "mounting tmpfs on", e->polydir, k, NULL);
 			goto out;
 		}
+		mnt_fd = e->n_shares ? k : -1;
 		created = true;
 		instance = strdup("tmpfs");
 	} else {
@@ -606,12 +680,33 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 			k = ifd;
 			goto out;
 		}
-		k = kn_bind_fd(ifd, pfd);
+		if (e->quota) {
+			k = kn_tmpfs_set_user_quota(ifd, e->quota_uid, e->quota_bytes,
+						    e->quota_inodes);
+			if (k < 0) {
+				close(ifd);
+				const char *why = ns_quota_refusal(k);
+
+				k = fail_at(c, e, "refusing quota= for", instance, why ? 0 : k,
+					    why ? strdupf("%s", why) : NULL);
+				goto out;
+			}
+		}
+		/* Extended lines: flags on the new mount, and a hold on it for share=. */
+		k = e->attr_flags || e->n_shares ? kn_bind_fd_open(ifd, pfd, e->attr_flags)
+						 : kn_bind_fd(ifd, pfd);
 		close(ifd);
 		if (k < 0) {
 			k = fail_at(c, e, "mounting the instance on", e->polydir, k, NULL);
 			goto out;
 		}
+		mnt_fd = e->attr_flags || e->n_shares ? k : -1;
+	}
+	if (mnt_fd >= 0) {
+		k = mount_shares(c, e, &poly, mnt_fd);
+		close(mnt_fd);
+		if (k < 0)
+			goto out;
 	}
 	if (!instance) {
 		k = fail_at(c, e, "mounting", e->polydir, -ENOMEM, NULL);

@@ -344,10 +344,16 @@ static int cmd_list(bool json)
 	return 0;
 }
 
+/* A user name, or a uid in decimal (as systemd's %i of user@UID.service). */
 static int user_uid(const char *user, uid_t *ret)
 {
 	struct passwd *pw = getpwnam(user);
 
+	if (!pw && user[0] >= '0' && user[0] <= '9' && strspn(user, "0123456789") == strlen(user) &&
+	    strlen(user) < 11) {
+		*ret = (uid_t)strtoul(user, NULL, 10);
+		return 0;
+	}
 	if (!pw) {
 		fprintf(stderr, "pam_namespace_check: unknown user %s\n", user);
 		return -ENOENT;

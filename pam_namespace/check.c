@@ -46,6 +46,8 @@ struct view {
 	char *parent;
 	char *instance;
 	char *init;
+	char *shares; /* extended lines: each share= and what is on disk there */
+	char *quota;  /* quota=: the limits and whether the filesystem keeps them */
 	bool would_fail;
 };
 
@@ -194,6 +196,17 @@ static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 	return 0;
 }
 
+static int lookup_in_group(void *userdata, const char *group, const char *user, gid_t user_gid)
+{
+	struct group *gr;
+
+	errno = 0;
+	gr = getgrnam(group);
+	if (!gr)
+		return errno && errno != ENOENT ? -errno : -ENOENT;
+	return ns_group_has_user(gr, user, user_gid);
+}
+
 /* "owner alice, group users, mode 0700", names where the system knows them. */
 static char *ownership(uid_t uid, gid_t gid, mode_t mode)
 {
@@ -315,7 +328,7 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 
 	char *own = ownership(st.st_uid, st.st_gid, st.st_mode), *r;
 
-	if (c->ignore_instance_parent_mode) {
+	if (c->ignore_instance_parent_mode || e->ignore_parent_mode) {
 		r = fmt("exists: %s (accepted: ignore_instance_parent_mode)", own);
 	} else {
 		v->would_fail = true;
@@ -331,8 +344,9 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 
 static char *mount_flags_text(unsigned long flags)
 {
-	return fmt("%s%s%s", flags & MS_NOSUID ? ", nosuid" : "", flags & MS_NODEV ? ", nodev" : "",
-		   flags & MS_NOEXEC ? ", noexec" : "");
+	return fmt("%s%s%s%s", flags & MS_NOSUID ? ", nosuid" : "",
+		   flags & MS_NODEV ? ", nodev" : "", flags & MS_NOEXEC ? ", noexec" : "",
+		   flags & MS_RDONLY ? ", ro" : "");
 }
 
 static char *examine_instance(struct checker *c, struct view *v, const struct ns_plan_entry *e,
@@ -435,6 +449,83 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 	return r;
 }
 
+/* share=: the real directory must be what apply's mount_shares accepts. */
+static char *examine_share(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			   const char *path, const struct stat *poly)
+{
+	struct stat st;
+	char *own, *r, *t;
+	int pfd = kn_open_dir(e->polydir, NULL), fd;
+
+	fd = pfd < 0 ? pfd : kn_open_child_dir(pfd, strrchr(path, '/') + 1);
+	if (pfd >= 0)
+		close(pfd);
+	if (fd == -ELOOP || fd == -ENOTDIR) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "share %s is %s: the session would fail", path,
+			       fd == -ELOOP ? "a symbolic link" : "not a directory");
+		return fmt("%s: WRONG, %s", path,
+			   fd == -ELOOP ? "a symbolic link" : "not a directory");
+	}
+	if (fd >= 0 && fstat(fd, &st) < 0) {
+		int k = -errno;
+
+		close(fd);
+		fd = k;
+	}
+	if (fd < 0) {
+		t = trouble(c, v, e, fd, "share", path);
+		r = fmt("%s: %s", path, t);
+		free(t);
+		return r;
+	}
+	close(fd);
+	own = ownership(st.st_uid, st.st_gid, st.st_mode);
+	if (!ns_share_owner_ok(st.st_mode, st.st_uid, poly->st_uid)) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "share %s has %s; it must be owned by root or the polydir's owner "
+			       "and, if group or others may write it, sticky: the session would "
+			       "fail",
+			       path, own);
+		r = fmt("%s: WRONG, %s", path, own);
+	} else {
+		r = fmt("%s: %s", path, own);
+	}
+	free(own);
+	return r;
+}
+
+/* quota=: the instance parent's filesystem must be a tmpfs that keeps user quotas. */
+static char *examine_quota(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			   int pfd)
+{
+	char *limits = fmt("%llu bytes, %llu inodes for uid %u (0: no limit)",
+			   (unsigned long long)e->quota_bytes, (unsigned long long)e->quota_inodes,
+			   (unsigned)e->quota_uid);
+	int k = pfd >= 0 ? kn_tmpfs_quota_state(pfd) : 0;
+	const char *why = ns_quota_refusal(k);
+	char *r;
+
+	if (pfd < 0)
+		r = fmt("%s (the instance parent is not there to examine)", limits);
+	else if (k == 0)
+		r = fmt("%s, on a tmpfs with usrquota", limits);
+	else if (why || k != -EACCES) {
+		v->would_fail = true;
+		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
+			       "quota= on %s: %s: the session would fail", e->instance_parent,
+			       why ? why : strerror(-k));
+		r = fmt("%s: WRONG, %s", limits, why ? why : strerror(-k));
+	} else {
+		free(limits);
+		return trouble(c, v, e, k, "the quota of", e->instance_parent);
+	}
+	free(limits);
+	return r;
+}
+
 static void examine(struct checker *c, const struct ns_plan_entry *e, struct view *v)
 {
 	struct stat poly = {0};
@@ -446,9 +537,19 @@ static void examine(struct checker *c, const struct ns_plan_entry *e, struct vie
 	if (e->instance_parent)
 		v->parent = examine_parent(c, v, e, &pfd);
 	v->instance = examine_instance(c, v, e, pfd, &poly, poly_found);
+	if (e->quota)
+		v->quota = examine_quota(c, v, e, pfd);
 	if (pfd >= 0)
 		close(pfd);
 	v->init = examine_init(c, v, e);
+	for (size_t i = 0; poly_found && i < e->n_shares; i++) {
+		char *one = examine_share(c, v, e, e->shares[i], &poly), *all;
+
+		all = fmt("%s%s%s", v->shares ? v->shares : "", v->shares ? "; " : "", one);
+		free(one);
+		free(v->shares);
+		v->shares = all;
+	}
 }
 
 static void view_free(struct view *v)
@@ -457,6 +558,8 @@ static void view_free(struct view *v)
 	free(v->parent);
 	free(v->instance);
 	free(v->init);
+	free(v->shares);
+	free(v->quota);
 }
 
 static void print_entry_text(const struct ns_plan_entry *e, const struct view *v)
@@ -480,6 +583,16 @@ static void print_entry_text(const struct ns_plan_entry *e, const struct view *v
 		printf("    init script:     %s (%s)\n", e->init_script, v->init);
 	else
 		printf("    init script:     none\n");
+	if (e->attr_flags) {
+		char *flags = mount_flags_text(e->attr_flags);
+
+		printf("    mount flags:     %s\n", flags + 2);
+		free(flags);
+	}
+	if (v->shares)
+		printf("    shared:          %s\n", v->shares);
+	if (v->quota)
+		printf("    quota:           %s\n", v->quota);
 }
 
 static void print_entry_json(const struct ns_plan_entry *e, const struct view *v, bool first)
@@ -504,6 +617,14 @@ static void print_entry_json(const struct ns_plan_entry *e, const struct view *v
 	json_member(f, "init_script", e->init_script);
 	json_member(f, "init_script_state", v->init);
 	json_member(f, "mntopts", e->mntopts);
+	if (e->attr_flags) {
+		char *flags = mount_flags_text(e->attr_flags);
+
+		json_member(f, "mount_flags", flags + 2);
+		free(flags);
+	}
+	json_member(f, "shares", v->shares);
+	json_member(f, "quota", v->quota);
 	fprintf(f, ", \"would_fail\": %s}", v->would_fail ? "true" : "false");
 }
 
@@ -659,6 +780,7 @@ int main(int argc, char **argv)
 			struct ns_lookup lookup = {
 				.user = lookup_user,
 				.group = lookup_group,
+				.in_group = lookup_in_group,
 				.member_context = ns_selinux_member_context,
 			};
 			/* getpwnam's buffer is reused by the lookups: keep what we need. */

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -23,6 +24,22 @@ enum ns_method {
 
 const char *ns_method_to_string(enum ns_method m);
 enum ns_method ns_method_from_string(const char *s);
+
+/*
+ * One entry of the list of users of an extended line (method written
+ * METHOD+): a user name, @group, or a range of uids (uid<N, uid>N, N-M).
+ */
+enum ns_selector_kind {
+	NS_SELECTOR_USER,
+	NS_SELECTOR_GROUP,
+	NS_SELECTOR_UIDS,
+};
+
+struct ns_selector {
+	enum ns_selector_kind kind;
+	char *name;   /* user or group; NULL for uids */
+	uid_t lo, hi; /* uids: lo <= uid <= hi */
+};
 
 /*
  * One line of namespace.conf, as written: polydir and instance_prefix keep
@@ -51,8 +68,24 @@ struct ns_rule {
 
 	/* list_of_users: without ~ the users excluded; with ~ the only users */
 	bool users_only;
-	char **users;
+	char **users; /* plain lines: names; extended lines: empty, see selectors */
 	size_t n_users;
+
+	/*
+	 * Extended lines only (the method written METHOD+, which Linux-PAM's
+	 * parser refuses as an unknown method; see COMPATIBILITY.md).
+	 */
+	bool extended;
+	unsigned long attr_flags; /* nosuid nodev noexec ro: MS_* on the instance's mount */
+	char **shares;		  /* share=PATH: directories of the real polydir kept */
+	size_t n_shares;
+	struct ns_selector *selectors; /* the list of users */
+	size_t n_selectors;
+	bool ignore_unknown;	 /* unresolvable names in the list are ignored, not fatal */
+	bool ignore_parent_mode; /* ignore_instance_parent_mode for this line */
+	/* quota=SIZE[,INODES]: the user's hard limits on the instance's tmpfs (0: none) */
+	bool quota;
+	uint64_t quota_bytes, quota_inodes;
 };
 
 struct ns_config {

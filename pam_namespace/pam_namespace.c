@@ -160,6 +160,18 @@ static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
 	return lookup_ids(name, true, NULL, ret_gid);
 }
 
+static int lookup_in_group(void *userdata, const char *group, const char *user, gid_t user_gid)
+{
+	char stack[1024], *heap;
+	struct group gr;
+	int r = nss_lookup(group, true, &gr, stack, sizeof(stack), &heap);
+
+	if (r == 0)
+		r = ns_group_has_user(&gr, user, user_gid);
+	free(heap);
+	return r;
+}
+
 static const char *first_existing(const char *a, const char *b)
 {
 	struct stat st;
@@ -294,6 +306,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct ns_lookup lookup = {
 		.user = lookup_user,
 		.group = lookup_group,
+		.in_group = lookup_in_group,
 		.member_context = ns_selinux_member_context,
 		.userdata = &ld,
 	};

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 #include <errno.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "naming.h"
 #include "ns-build.h"
@@ -39,6 +41,38 @@ char *ns_expand_variables(const char *s, const struct ns_user *user)
 	return out;
 }
 
+bool ns_share_owner_ok(mode_t mode, uid_t uid, uid_t poly_uid)
+{
+	if (uid != 0 && uid != poly_uid)
+		return false;
+	return !(mode & (S_IWGRP | S_IWOTH)) || (mode & S_ISVTX);
+}
+
+const char *ns_quota_refusal(int error)
+{
+	switch (error) {
+	case -EMEDIUMTYPE:
+		return "the instance is not on a tmpfs; quota= needs a tmpfs mounted with usrquota";
+	case -ESRCH:
+		return "its tmpfs is mounted without usrquota";
+	case -ENOSYS:
+		return "this kernel has no tmpfs user quotas (Linux 6.6 or later built with "
+		       "CONFIG_TMPFS_QUOTA)";
+	default:
+		return NULL;
+	}
+}
+
+int ns_group_has_user(const struct group *gr, const char *user, gid_t user_gid)
+{
+	if (gr->gr_gid == user_gid)
+		return 1;
+	for (char **m = gr->gr_mem; m && *m; m++)
+		if (strcmp(*m, user) == 0)
+			return 1;
+	return 0;
+}
+
 bool ns_path_inside(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
@@ -57,6 +91,9 @@ static void entry_free(struct ns_plan_entry *e)
 	free(e->instance_context);
 	free(e->init_script);
 	free(e->mntopts);
+	for (size_t i = 0; i < e->n_shares; i++)
+		free(e->shares[i]);
+	free(e->shares);
 }
 
 void ns_plan_free(struct ns_plan *plan)
@@ -161,20 +198,85 @@ static bool rule_lists_user(const struct ns_rule *r, const struct ns_user *user,
 		k = lookup_uid(cache, lookup, r->users[i], &uid);
 		if (k == -ENOENT)
 			ns_diag_report(diag, NS_WARNING, r->file, r->line, 0,
-				       "unknown user \"%s\" in the list of users, ignored",
-				       r->users[i]);
+				       "unknown user \"%s\" in the list of users, ignored%s",
+				       r->users[i],
+				       r->users[i][0] == '@' || strncmp(r->users[i], "uid", 3) == 0
+					       ? " (a group or uid selector needs the extended "
+						 "method form, e.g. \"user+\")"
+					       : "");
 		else if (k == 0 && uid == user->uid)
 			return true;
 	}
 	return false;
 }
 
-static bool rule_applies(const struct ns_rule *r, const struct ns_user *user,
-			 const struct ns_lookup *lookup, struct uid_cache *cache,
-			 struct ns_diag *diag)
+/*
+ * An extended line's list, resolved now, at the session: 1 if the user is
+ * listed, 0 if not, -EINVAL when a name or group could not be resolved and
+ * the line does not say ignore_unknown (SSSD or LDAP down must not turn an
+ * exclusion into nothing). Every entry is resolved, matched or not, so
+ * that a broken entry fails every session alike.
+ */
+static int rule_selects_user(const struct ns_rule *r, const struct ns_user *user,
+			     const struct ns_lookup *lookup, struct uid_cache *cache,
+			     struct ns_diag *diag)
 {
-	bool listed = rule_lists_user(r, user, lookup, cache, diag);
+	bool listed = false;
+	int failed = 0;
 
+	for (size_t i = 0; i < r->n_selectors; i++) {
+		const struct ns_selector *sel = &r->selectors[i];
+		const char *what = sel->kind == NS_SELECTOR_GROUP ? "group" : "user";
+		uid_t uid;
+		int k;
+
+		switch (sel->kind) {
+		case NS_SELECTOR_UIDS:
+			listed |= user->uid >= sel->lo && user->uid <= sel->hi;
+			continue;
+		case NS_SELECTOR_USER:
+			k = lookup && lookup->user ? lookup_uid(cache, lookup, sel->name, &uid)
+						   : -ENOENT;
+			if (k == 0)
+				listed |= uid == user->uid;
+			break;
+		case NS_SELECTOR_GROUP:
+		default:
+			k = lookup && lookup->in_group
+				    ? lookup->in_group(lookup->userdata, sel->name, user->name,
+						       user->gid)
+				    : -ENOENT;
+			if (k > 0)
+				listed = true;
+			break;
+		}
+		if (k >= 0)
+			continue;
+		if (k == -ENOMEM)
+			return k;
+		ns_diag_report(diag, r->ignore_unknown ? NS_WARNING : NS_ERROR, r->file, r->line, 0,
+			       "%s %s\"%s\" in the list of users: %s%s", what,
+			       sel->kind == NS_SELECTOR_GROUP ? "@" : "", sel->name,
+			       k == -ENOENT ? "unknown" : "the name service failed: ",
+			       k == -ENOENT
+				       ? (r->ignore_unknown ? ", ignored (ignore_unknown)" : "")
+				       : strerror(-k));
+		if (!r->ignore_unknown)
+			failed = -EINVAL;
+	}
+	return failed < 0 ? failed : listed;
+}
+
+/* 1 if the rule applies to the user, 0 if not, or a negative errno. */
+static int rule_applies(const struct ns_rule *r, const struct ns_user *user,
+			const struct ns_lookup *lookup, struct uid_cache *cache,
+			struct ns_diag *diag)
+{
+	int listed = r->extended ? rule_selects_user(r, user, lookup, cache, diag)
+				 : rule_lists_user(r, user, lookup, cache, diag);
+
+	if (listed < 0)
+		return listed;
 	return r->users_only ? listed : !listed;
 }
 
@@ -295,8 +397,9 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 	size_t len;
 	int k;
 
-	if (!rule_applies(r, user, lookup, cache, diag))
-		return 0;
+	k = rule_applies(r, user, lookup, cache, diag);
+	if (k <= 0)
+		return k;
 
 	*e = (struct ns_plan_entry){.rule = r, .method = r->method};
 
@@ -420,6 +523,31 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 		goto out;
 	}
 	e->mount_flags = r->mount_flags;
+	e->attr_flags = r->attr_flags;
+	e->ignore_parent_mode = r->ignore_parent_mode;
+	e->quota = r->quota;
+	e->quota_uid = user->uid;
+	e->quota_bytes = r->quota_bytes;
+	e->quota_inodes = r->quota_inodes;
+	if (r->n_shares) {
+		e->shares = calloc(r->n_shares, sizeof(*e->shares));
+		if (!e->shares) {
+			k = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < r->n_shares; i++) {
+		/* Expanded like polydir, so $HOME/.x stays right inside $HOME. */
+		e->shares[i] = ns_expand_variables(r->shares[i], user);
+		if (!e->shares[i]) {
+			k = -ENOMEM;
+			goto out;
+		}
+		e->n_shares++;
+		k = check_path(r, "share", e->shares[i], diag);
+		if (k < 0)
+			goto out;
+	}
 	k = 1;
 out:
 	free(raw);

@@ -26,6 +26,12 @@ struct ns_lookup {
 	int (*user)(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid);
 	int (*group)(void *userdata, const char *name, gid_t *ret_gid);
 	/*
+	 * Whether the user (name, primary gid) is a member of the group: 1 or
+	 * 0, -ENOENT for no such group, another negative errno when the name
+	 * service failed. For @group in extended lines; NULL: unresolvable.
+	 */
+	int (*in_group)(void *userdata, const char *group, const char *user, gid_t user_gid);
+	/*
 	 * SELinux: the member context for a polydir (context/level methods).
 	 * NULL when SELinux is not available: those methods fall back to user.
 	 */
@@ -57,6 +63,15 @@ struct ns_plan_entry {
 	char *init_script; /* script to run after the mount, or NULL */
 	char *mntopts;	   /* tmpfs options, or NULL */
 	unsigned long mount_flags;
+
+	/* extended lines */
+	unsigned long attr_flags; /* MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_RDONLY on the instance */
+	char **shares;		  /* expanded share= paths, each right inside polydir */
+	size_t n_shares;
+	bool ignore_parent_mode;
+	bool quota; /* set the user's hard limits on the instance's tmpfs */
+	uid_t quota_uid;
+	uint64_t quota_bytes, quota_inodes;
 };
 
 struct ns_plan {
@@ -80,6 +95,23 @@ int ns_plan_build(struct ns_plan *plan, const struct ns_config *cfg, const struc
 		  struct ns_diag *diag);
 
 void ns_plan_free(struct ns_plan *plan);
+
+/*
+ * share=: whether the real directory (its stat) may be kept the system's
+ * under a polydir owned by poly_uid: owned by root or poly_uid and, if group
+ * or others may write it, sticky.
+ */
+bool ns_share_owner_ok(mode_t mode, uid_t uid, uid_t poly_uid);
+
+/*
+ * Why quota= cannot be had, for an error of kn_tmpfs_set_user_quota() or
+ * kn_tmpfs_quota_state(); NULL for an error that says it itself.
+ */
+const char *ns_quota_refusal(int error);
+
+struct group;
+/* For ns_lookup.in_group: 1 if gr is the user's primary group or lists the user, else 0. */
+int ns_group_has_user(const struct group *gr, const char *user, gid_t user_gid);
 
 /*
  * Whether path is dir or below it, by whole components: /tmpfoo is not

@@ -1073,6 +1073,17 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	int lock, init_ns = -1, r;
 
 	*fail = (struct ns_failure){0};
+	if (geteuid() != 0) {
+		/*
+		 * systemd closes user@.service's session in "(sd-pam)", which has
+		 * dropped to the user: nothing here is the user's to change. The
+		 * record goes stale when the manager exits; the unit's
+		 * ExecStopPost (conf/user@.service.d) or the next open drops it.
+		 */
+		log(ud, true, "share_namespace: closing as uid %u, %s is left to the next open",
+		    (unsigned)geteuid(), share->where);
+		return 0;
+	}
 	lock = ns_share_lock(share->dir_fd);
 	if (lock < 0)
 		return fail_with(fail, "locking", NS_SHARE_DIR, lock);

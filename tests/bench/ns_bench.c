@@ -4,7 +4,7 @@
  * session needs ("the floor"), side by side, interleaved in rounds.
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
- *            [--only SCENARIO]... [--strict] [--baseline MODULE]
+ *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
@@ -12,8 +12,14 @@
  * lie where the sandbox keeps the host's files (not /tmp, /var/tmp, /home,
  * /run).
  *
- * Exit status 1 when a session fails, or a target that is no timing (no
- * fork when no script applies) is missed; with --strict, any target.
+ * Exit status 1 when a session fails, a target that is no timing (no
+ * fork when no script applies) is missed, or a ratio against Linux-PAM's
+ * module misses its bound: the target itself where this module meets it,
+ * else a regression bound above what it was measured to take (README.md);
+ * with --strict, any target; with --no-bounds (an instrumented build), no
+ * bound. A scenario whose bound is missed is run again,
+ * up to three times in all, and the last run counts: noise from other load
+ * rarely misses three times, a regression does.
  *
  * Run by tests/bench/bench.sh inside the test sandbox only: it writes
  * /etc/pam.d, /etc/security and mounts, and refuses to start where
@@ -61,6 +67,15 @@
 #define MOUNTS_DIR  BENCH_DIR "/mounts"
 #define MAX_DIRS    2
 #define MAX_TARGETS 64
+/*
+ * Regression bounds of the ratios against Linux-PAM whose targets (0.35x)
+ * this module misses: above what it was measured to take (README.md), so
+ * that noise passes and a regression does not.
+ */
+#define BOUND_NOINIT_OC 0.60
+#define BOUND_TMPFS_OC	0.70
+#define BOUND_MOUNTS_OC 0.50
+#define MAX_ATTEMPTS	3
 
 enum kind {
 	KIND_PAM,
@@ -77,7 +92,8 @@ struct contestant {
 	const char *polydirs[MAX_DIRS];
 	const char *instances[MAX_DIRS];
 	size_t n_dirs;
-	double *oc, *whole; /* microseconds, one per round */
+	double *oc, *whole;	    /* microseconds, one per round */
+	double *cpu_oc, *cpu_whole; /* CPU time of the same, microseconds */
 	size_t n;
 };
 
@@ -94,12 +110,15 @@ struct target {
 	const char *unit; /* NULL: a ratio */
 	bool exact;	  /* not a timing: missed, it fails the run even without --strict */
 	double least;	  /* > 0: the least ratio any PAM module could show here */
+	double bound;	  /* > 0: a ratio against Linux-PAM, enforced at this */
+	double enforced;  /* the ratio the bound is enforced on: of CPU times */
+	const char *enforced_on;
 };
 
 static struct {
 	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
-	bool smoke, strict;
+	bool smoke, strict, no_bounds;
 	const char *only[16];
 	size_t n_only;
 } opt = {
@@ -113,7 +132,9 @@ static struct {
 
 static struct target targets[MAX_TARGETS];
 static size_t n_targets;
-static volatile double *shared; /* [0]: the child's open+close time, [1] its page faults */
+/* [0]: the child's open+close time, [1] its page faults, [2] the CPU time of its open+close */
+static volatile double *shared;
+static double last_cpu_whole; /* the CPU time of the last run_session's child, scripts included */
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)
@@ -273,13 +294,20 @@ static int floor_session(const struct contestant *c)
 	return 0;
 }
 
+/* User and system time of a rusage, microseconds. */
+static double cpu_us(const struct rusage *ru)
+{
+	return (double)(ru->ru_utime.tv_sec + ru->ru_stime.tv_sec) * 1e6 +
+	       (double)(ru->ru_utime.tv_usec + ru->ru_stime.tv_usec);
+}
+
 /* The child: one session, timed; with verify, check that every polydir got covered. */
 static int session_child(const struct contestant *c, bool verify, bool no_fork)
 {
 	struct pam_conv conv = {.conv = conversation};
 	pam_handle_t *pamh = NULL;
 	uint64_t before[MAX_DIRS] = {0};
-	struct rusage ru1, ru2;
+	struct rusage ru1, ru2, rc1, rc2;
 	double t1, t2;
 	int r;
 
@@ -287,11 +315,13 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 		for (size_t i = 0; i < c->n_dirs; i++)
 			before[i] = mount_id(c->polydirs[i]);
 	if (c->kind == KIND_FLOOR) {
+		getrusage(RUSAGE_CHILDREN, &rc1);
 		getrusage(RUSAGE_SELF, &ru1);
 		t1 = now_us();
 		r = floor_session(c);
 		t2 = now_us();
 		getrusage(RUSAGE_SELF, &ru2);
+		getrusage(RUSAGE_CHILDREN, &rc2);
 		if (r < 0)
 			return CHILD_FLOOR;
 	} else {
@@ -307,6 +337,7 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 			return CHILD_FILTER;
 		if (c->no_audit && refuse_audit() < 0)
 			return CHILD_FILTER;
+		getrusage(RUSAGE_CHILDREN, &rc1);
 		getrusage(RUSAGE_SELF, &ru1);
 		t1 = now_us();
 		r = pam_open_session(pamh, 0);
@@ -319,6 +350,7 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 		r = pam_close_session(pamh, 0);
 		t2 = now_us();
 		getrusage(RUSAGE_SELF, &ru2);
+		getrusage(RUSAGE_CHILDREN, &rc2);
 		pam_end(pamh, r);
 		if (r != PAM_SUCCESS)
 			return CHILD_CLOSE;
@@ -329,6 +361,8 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 				return CHILD_NOT_COVERED;
 	shared[0] = t2 - t1;
 	shared[1] = (double)(ru2.ru_minflt - ru1.ru_minflt);
+	/* The scripts a module ran are its children, waited for: counted too. */
+	shared[2] = cpu_us(&ru2) - cpu_us(&ru1) + cpu_us(&rc2) - cpu_us(&rc1);
 	return CHILD_OK;
 }
 
@@ -362,6 +396,7 @@ static const char *child_error(int status)
 static int run_session(const struct contestant *c, bool verify, bool no_fork, double *oc,
 		       double *whole)
 {
+	struct rusage ru;
 	double t0, t3;
 	int status;
 	pid_t pid;
@@ -373,10 +408,11 @@ static int run_session(const struct contestant *c, bool verify, bool no_fork, do
 		die("fork: %s", strerror(errno));
 	if (pid == 0)
 		_exit(session_child(c, verify, no_fork));
-	while (waitpid(pid, &status, 0) < 0)
+	while (wait4(pid, &status, 0, &ru) < 0)
 		if (errno != EINTR)
 			die("waitpid: %s", strerror(errno));
 	t3 = now_us();
+	last_cpu_whole = cpu_us(&ru);
 	if (oc)
 		*oc = shared[0];
 	if (oc && getenv("NS_BENCH_FAULTS"))
@@ -436,6 +472,16 @@ static double median_whole(const struct contestant *c)
 	return percentile(c->whole, c->n, 50);
 }
 
+static double cpu_oc(const struct contestant *c)
+{
+	return percentile(c->cpu_oc, c->n, 50);
+}
+
+static double cpu_whole(const struct contestant *c)
+{
+	return percentile(c->cpu_whole, c->n, 50);
+}
+
 static void add_target(enum cmp cmp, double value, double limit, const char *unit, const char *fmt,
 		       ...) __attribute__((format(printf, 5, 6)));
 static void add_target(enum cmp cmp, double value, double limit, const char *unit, const char *fmt,
@@ -466,23 +512,51 @@ static void set_least(double libpam_alone, double floor_oc, double reference)
 		targets[n_targets - 1].least = (libpam_alone + floor_oc) / reference;
 }
 
-static bool target_met(const struct target *t)
+/*
+ * The last target, a ratio against Linux-PAM's module, fails the run past
+ * bound: its limit where the target is met, a regression bound where not.
+ * The bound is enforced on the same ratio of CPU times (on): other load
+ * on the machine stretches the wall time of both modules by the same
+ * microseconds, and so pulls a ratio of wall times towards 1, but leaves
+ * what each session costs in CPU. A script's CPU time is its module's.
+ */
+static void set_bound(double bound, double enforced, const char *on)
 {
-	switch (t->cmp) {
+	if (n_targets == 0)
+		return;
+	targets[n_targets - 1].bound = bound;
+	targets[n_targets - 1].enforced = enforced;
+	targets[n_targets - 1].enforced_on = on;
+}
+
+static bool within(enum cmp cmp, double value, double limit)
+{
+	switch (cmp) {
 	case AT_MOST:
-		return t->value <= t->limit;
+		return value <= limit;
 	case AT_LEAST:
-		return t->value >= t->limit;
+		return value >= limit;
 	case BELOW:
-		return t->value < t->limit;
+		return value < limit;
 	}
 	return false;
+}
+
+static bool target_met(const struct target *t)
+{
+	return within(t->cmp, t->value, t->limit);
+}
+
+static bool bound_kept(const struct target *t)
+{
+	return t->bound <= 0 || opt.no_bounds || within(t->cmp, t->enforced, t->bound);
 }
 
 static void print_target(const struct target *t)
 {
 	static const char *const sign[] = {[AT_MOST] = "<=", [AT_LEAST] = ">=", [BELOW] = "<"};
-	char value[32], limit[32], least[48] = "";
+	char value[32], limit[32], least[48] = "", bound[128] = "";
+	const char *kept = opt.no_bounds ? "not enforced" : bound_kept(t) ? "kept" : "BROKEN";
 
 	if (t->unit) {
 		snprintf(value, sizeof(value), "%.1f %s", t->value, t->unit);
@@ -493,8 +567,14 @@ static void print_target(const struct target *t)
 	}
 	if (t->least > 0)
 		snprintf(least, sizeof(least), "; any module >= %.2fx", t->least);
-	printf("  %-4s %-64s %10s (target %s %s%s)\n", target_met(t) ? "PASS" : "MISS", t->what,
-	       value, sign[t->cmp], limit, least);
+	if (t->bound > 0 && t->bound != t->limit)
+		snprintf(bound, sizeof(bound), "; %s %.2fx, regression bound %s %.2fx: %s",
+			 t->enforced_on, t->enforced, sign[t->cmp], t->bound, kept);
+	else if (t->bound > 0)
+		snprintf(bound, sizeof(bound), "; %s %.2fx, enforced: %s", t->enforced_on,
+			 t->enforced, kept);
+	printf("  %-4s %-64s %10s (target %s %s%s%s)\n", target_met(t) ? "PASS" : "MISS", t->what,
+	       value, sign[t->cmp], limit, least, bound);
 }
 
 /* ------------------------------------------------------------ rounds */
@@ -548,7 +628,9 @@ static void run_rounds(struct contestant *cs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		cs[i].oc = calloc(opt.rounds, sizeof(double));
 		cs[i].whole = calloc(opt.rounds, sizeof(double));
-		if (!cs[i].oc || !cs[i].whole)
+		cs[i].cpu_oc = calloc(opt.rounds, sizeof(double));
+		cs[i].cpu_whole = calloc(opt.rounds, sizeof(double));
+		if (!cs[i].oc || !cs[i].whole || !cs[i].cpu_oc || !cs[i].cpu_whole)
 			die("out of memory");
 		cs[i].n = 0;
 		run_checked(&cs[i], true, NULL, NULL);
@@ -564,6 +646,8 @@ static void run_rounds(struct contestant *cs, size_t n)
 
 			settle();
 			run_checked(c, false, &c->oc[c->n], &c->whole[c->n]);
+			c->cpu_oc[c->n] = shared[2];
+			c->cpu_whole[c->n] = last_cpu_whole;
 			c->n++;
 		}
 	}
@@ -572,11 +656,13 @@ static void run_rounds(struct contestant *cs, size_t n)
 static void print_table(const char *title, const struct contestant *cs, size_t n)
 {
 	printf("\n== %s (%u rounds)\n", title, opt.rounds);
-	printf("  %-22s %12s %10s %14s %10s\n", "", "open+close", "p90", "whole child", "p90");
+	printf("  %-22s %12s %10s %10s %14s %10s %10s\n", "", "open+close", "p90", "CPU",
+	       "whole child", "p90", "CPU");
 	for (size_t i = 0; i < n; i++)
-		printf("  %-22s %9.0f us %7.0f us %11.0f us %7.0f us\n", cs[i].label,
-		       median_oc(&cs[i]), percentile(cs[i].oc, cs[i].n, 90), median_whole(&cs[i]),
-		       percentile(cs[i].whole, cs[i].n, 90));
+		printf("  %-22s %9.0f us %7.0f us %7.0f us %11.0f us %7.0f us %7.0f us\n",
+		       cs[i].label, median_oc(&cs[i]), percentile(cs[i].oc, cs[i].n, 90),
+		       cpu_oc(&cs[i]), median_whole(&cs[i]), percentile(cs[i].whole, cs[i].n, 90),
+		       cpu_whole(&cs[i]));
 }
 
 static void free_contestants(struct contestant *cs, size_t n)
@@ -584,7 +670,9 @@ static void free_contestants(struct contestant *cs, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		free(cs[i].oc);
 		free(cs[i].whole);
-		cs[i].oc = cs[i].whole = NULL;
+		free(cs[i].cpu_oc);
+		free(cs[i].cpu_whole);
+		cs[i].oc = cs[i].whole = cs[i].cpu_oc = cs[i].cpu_whole = NULL;
 	}
 }
 
@@ -726,11 +814,13 @@ static void scenario_noinit(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "noinit: open+close, ours / Linux-PAM");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_NOINIT_OC, cpu_oc(&cs[0]) / cpu_oc(&cs[1]), "CPU");
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
 		   "noinit: open+close, ours / floor");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
 	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
 		   "noinit: whole child, ours / Linux-PAM");
+	set_bound(1.0, cpu_whole(&cs[0]) / cpu_whole(&cs[1]), "CPU");
 	add_target(AT_MOST, ours_forks + noscript_forks, 0, "of 2 forked",
 		   "no script applies (noinit; no namespace.init): sessions forking");
 	targets[n_targets - 1].exact = true;
@@ -789,8 +879,10 @@ static void scenario_init(void)
 	print_table("init: /tmp and /var/tmp, user, the default namespace.init", cs, 4);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours (its script) / Linux-PAM (Debian's)");
+	set_bound(0.9, cpu_oc(&cs[0]) / cpu_oc(&cs[2]), "CPU");
 	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours / Linux-PAM, both Debian's script");
+	set_bound(0.9, cpu_oc(&cs[1]) / cpu_oc(&cs[2]), "CPU");
 	unlink("/etc/security/namespace.init");
 	unlink(CONF_DIR "/namespace.init");
 	free_contestants(cs, 4);
@@ -811,6 +903,7 @@ static void scenario_tmpfs(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "tmpfs: open+close, ours / Linux-PAM");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_TMPFS_OC, cpu_oc(&cs[0]) / cpu_oc(&cs[1]), "CPU");
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
 		   "tmpfs: open+close, ours / floor");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
@@ -847,8 +940,10 @@ static void scenario_mounts(void)
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 0.35, NULL,
 		   "%u mounts: open+close, ours / Linux-PAM", opt.n_mounts);
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
+	set_bound(BOUND_MOUNTS_OC, cpu_oc(&cs[0]) / cpu_oc(&cs[1]), "CPU");
 	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
 		   "%u mounts: whole child, ours / Linux-PAM", opt.n_mounts);
+	set_bound(1.0, cpu_whole(&cs[0]) / cpu_whole(&cs[1]), "CPU");
 	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
 		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
 	free_contestants(cs, 4);
@@ -933,9 +1028,10 @@ static void scenario_config(void)
 }
 
 /* 16 workers, each running sessions one after another, each in a fresh child. */
-static double sessions_per_second(const struct contestant *c, unsigned workers)
+static double sessions_per_second(const struct contestant *c, unsigned workers, double *cpu)
 {
 	double t0 = now_us(), t1;
+	struct rusage ru;
 	pid_t pids[64];
 	int status, failed = 0;
 
@@ -953,15 +1049,19 @@ static double sessions_per_second(const struct contestant *c, unsigned workers)
 			_exit(0);
 		}
 	}
+	*cpu = 0;
 	for (unsigned w = 0; w < workers; w++) {
-		while (waitpid(pids[w], &status, 0) < 0)
+		while (wait4(pids[w], &status, 0, &ru) < 0)
 			if (errno != EINTR)
 				die("waitpid: %s", strerror(errno));
 		failed |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+		*cpu += cpu_us(&ru);
 	}
 	t1 = now_us();
 	if (failed)
 		die("%s: a session failed with %u at once", c->label, workers);
+	/* The CPU time of a session, each worker's own included. */
+	*cpu /= (double)workers * opt.par_per_worker;
 	return (double)workers * opt.par_per_worker / ((t1 - t0) / 1e6);
 }
 
@@ -973,7 +1073,7 @@ static void scenario_parallel(void)
 		pam_contestant("Linux-PAM", "ns-bench-lpam", "alice"),
 		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
 	};
-	double rate[3][64];
+	double rate[3][64], cpu[3][64];
 
 	set_conf("/etc/security/namespace.conf", conf_noinit);
 	for (size_t i = 0; i < 3; i++)
@@ -983,18 +1083,24 @@ static void scenario_parallel(void)
 
 		shuffle(order, 3);
 		for (size_t j = 0; j < 3; j++)
-			rate[order[j]][r] = sessions_per_second(&cs[order[j]], workers);
+			rate[order[j]][r] =
+				sessions_per_second(&cs[order[j]], workers, &cpu[order[j]][r]);
 	}
 	printf("\n== parallel: %u sessions at once, noinit (%u rounds of %u sessions)\n", workers,
 	       opt.par_rounds, workers * opt.par_per_worker);
 	for (size_t i = 0; i < 3; i++)
-		printf("  %-22s %9.0f sessions/s (median; slowest round %.0f)\n", cs[i].label,
-		       percentile(rate[i], opt.par_rounds, 50),
-		       percentile(rate[i], opt.par_rounds, 0));
+		printf("  %-22s %9.0f sessions/s (median; slowest round %.0f), %.0f us CPU each\n",
+		       cs[i].label, percentile(rate[i], opt.par_rounds, 50),
+		       percentile(rate[i], opt.par_rounds, 0),
+		       percentile(cpu[i], opt.par_rounds, 50));
 	add_target(AT_LEAST,
 		   percentile(rate[0], opt.par_rounds, 50) /
 			   percentile(rate[1], opt.par_rounds, 50),
 		   1.0, NULL, "%u at once: sessions per second, ours / Linux-PAM", workers);
+	/* The sessions Linux-PAM's CPU time pays for, per one of ours: as a rate. */
+	set_bound(1.0,
+		  percentile(cpu[1], opt.par_rounds, 50) / percentile(cpu[0], opt.par_rounds, 50),
+		  "CPU");
 }
 
 /*
@@ -1140,7 +1246,8 @@ static const struct {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
-		   "                [--only SCENARIO]... [--strict] [--baseline MODULE]\n"
+		   "                [--only SCENARIO]... [--strict] [--no-bounds] [--baseline "
+		   "MODULE]\n"
 		   "scenarios: noinit init tmpfs mounts instances config parallel baseline share\n"
 		   "(share only when named)\n");
 }
@@ -1154,11 +1261,12 @@ int main(int argc, char **argv)
 		{"smoke", no_argument, NULL, 's'},
 		{"only", required_argument, NULL, 'O'},
 		{"strict", no_argument, NULL, 'S'},
+		{"no-bounds", no_argument, NULL, 'B'},
 		{"baseline", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	size_t missed = 0, missed_exact = 0;
+	size_t missed = 0, missed_exact = 0, broken = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -1183,6 +1291,9 @@ int main(int argc, char **argv)
 		case 'S':
 			opt.strict = true;
 			break;
+		case 'B':
+			opt.no_bounds = true;
+			break;
 		case 'b':
 			opt.baseline = optarg;
 			break;
@@ -1198,13 +1309,16 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	/*
+	 * Smoke: fewer rounds, yet enough for the ratios against Linux-PAM
+	 * it enforces; the mounts as many as in the full run, since their
+	 * ratio depends on them; small trees where no such ratio is taken.
+	 */
 	if (opt.smoke) {
-		opt.rounds = 5;
-		opt.par_rounds = 1;
-		opt.par_per_worker = 2;
-		opt.n_mounts = 300;
+		opt.rounds = 100;
+		opt.par_rounds = 7;
+		opt.par_per_worker = 8;
 		opt.n_instances = 1000;
-		opt.settle_us = 0;
 	}
 	if (opt.rounds == 0)
 		die("--rounds must be at least 1");
@@ -1221,18 +1335,41 @@ int main(int argc, char **argv)
 	make_dir("/var/tmp/tmp-inst", 0);
 	write_services();
 	printf("ours:      %s\nLinux-PAM: %s\n%s; times are medians (p90 beside them)\n", opt.ours,
-	       opt.lpam, opt.smoke ? "smoke run: a few rounds, ratios mean nothing" : "full run");
+	       opt.lpam, opt.smoke ? "smoke run: fewer rounds, small trees" : "full run");
 
-	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++)
-		if (wanted(scenarios[i].name) && (!scenarios[i].opt_in || opt.n_only))
+	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
+		if (!wanted(scenarios[i].name) || (scenarios[i].opt_in && !opt.n_only))
+			continue;
+		for (int attempt = 1;; attempt++) {
+			size_t first = n_targets, past = 0;
+
 			scenarios[i].run();
+			for (size_t j = first; j < n_targets; j++)
+				past += !bound_kept(&targets[j]);
+			if (past == 0 || attempt == MAX_ATTEMPTS)
+				break;
+			printf("\n== %s: %zu ratio%s against Linux-PAM past %s bound; again (run "
+			       "%d of "
+			       "%d)\n",
+			       scenarios[i].name, past, past == 1 ? "" : "s",
+			       past == 1 ? "its" : "their", attempt + 1, MAX_ATTEMPTS);
+			for (size_t j = first; j < n_targets; j++)
+				if (!bound_kept(&targets[j]))
+					print_target(&targets[j]);
+			n_targets = first;
+		}
+	}
 
 	printf("\n== targets (ratios of medians from this run)\n");
 	for (size_t i = 0; i < n_targets; i++) {
 		print_target(&targets[i]);
 		missed += !target_met(&targets[i]);
 		missed_exact += !target_met(&targets[i]) && targets[i].exact;
+		broken += !bound_kept(&targets[i]);
 	}
 	printf("%zu of %zu targets met\n", n_targets - missed, n_targets);
-	return missed_exact || (opt.strict && missed) ? 1 : 0;
+	if (broken)
+		printf("%zu ratio%s against Linux-PAM past %s bound: this fails\n", broken,
+		       broken == 1 ? "" : "s", broken == 1 ? "its" : "their");
+	return missed_exact || broken || (opt.strict && missed) ? 1 : 0;
 }

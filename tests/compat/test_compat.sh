@@ -42,6 +42,7 @@ declare -A deliberate=(
 	[shared_submount]="always-slave"
 	[dotdot_in_name]="dotdot-components"
 	[polydir_in_user_dir]="no-protect-mounts"
+	[extended_line]="extended-lines"
 )
 declare -A ours_shows=(
 	[context_current_no_selinux]=$'\n/tmp/tmp-inst/alice d 1777 root:root\n'
@@ -61,6 +62,7 @@ declare -A ours_shows=(
 	[shared_submount]=$'-- leaked: none$'
 	[dotdot_in_name]=$'^/run/pd/a..b: directory 755 root:root\n'
 	[polydir_in_user_dir]=$'\n  mounts: 1\n'
+	[extended_line]=$'^/tmp: directory 1777 root:root\n  mount: tmpfs rw,nosuid,nodev,noexec,relatime private\n'
 )
 
 # The lines a deliberate difference may change (an extended regular
@@ -84,6 +86,7 @@ declare -A differs_in=(
 	[shared_submount]='^-- leaked: '
 	[dotdot_in_name]=$session
 	[polydir_in_user_dir]='^  mounts: '
+	[extended_line]="$session|^/tmp/tmp-inst/alice "
 )
 
 reference=${NS_REFERENCE:-/lib/x86_64-linux-gnu/security/pam_namespace.so}

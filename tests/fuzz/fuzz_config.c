@@ -38,6 +38,16 @@ static int fake_group(void *userdata, const char *name, gid_t *ret_gid)
 	return 0;
 }
 
+/* admins has alice; "down" fails as an unreachable directory would. */
+static int fake_in_group(void *userdata, const char *group, const char *user, gid_t gid)
+{
+	if (strcmp(group, "down") == 0)
+		return -EAGAIN;
+	if (strcmp(group, "admins") != 0)
+		return -ENOENT;
+	return strcmp(user, "alice") == 0;
+}
+
 static bool dotdot_component(const char *path)
 {
 	size_t n = strlen(path);
@@ -64,12 +74,29 @@ static void check_rules(const struct ns_config *cfg)
 			abort();
 		if (r->n_users > 0 && !r->users)
 			abort();
+		/* Extended lines: selectors, not names; shares right inside the polydir. */
+		if (!r->extended && (r->n_selectors || r->n_shares || r->attr_flags))
+			abort();
+		if (r->extended && r->n_users)
+			abort();
+		for (size_t k = 0; k < r->n_selectors; k++)
+			if ((r->selectors[k].kind == NS_SELECTOR_UIDS) != !r->selectors[k].name ||
+			    r->selectors[k].lo > r->selectors[k].hi)
+				abort();
+		for (size_t k = 0; k < r->n_shares; k++) {
+			size_t pl = strlen(r->polydir);
+
+			if (strncmp(r->shares[k], r->polydir, pl) != 0 || r->shares[k][pl] != '/' ||
+			    strchr(r->shares[k] + pl + 1, '/') || dotdot_component(r->shares[k]))
+				abort();
+		}
 	}
 }
 
 static void plan_for(const struct ns_config *cfg, const struct ns_user *user, unsigned flags)
 {
-	static const struct ns_lookup lookup = {.user = fake_user, .group = fake_group};
+	static const struct ns_lookup lookup = {
+		.user = fake_user, .group = fake_group, .in_group = fake_in_group};
 	struct ns_plan_opts opts = {
 		.flags = flags,
 		.umask = 022,
@@ -79,9 +106,15 @@ static void plan_for(const struct ns_config *cfg, const struct ns_user *user, un
 	struct ns_plan plan = {0};
 
 	if (ns_plan_build(&plan, cfg, user, &lookup, &opts, &diag) == 0) {
-		for (size_t i = 0; i < plan.n_entries; i++)
-			if (!plan.entries[i].polydir || plan.entries[i].polydir[0] != '/')
+		for (size_t i = 0; i < plan.n_entries; i++) {
+			const struct ns_plan_entry *e = &plan.entries[i];
+
+			if (!e->polydir || e->polydir[0] != '/')
 				abort();
+			for (size_t k = 0; k < e->n_shares; k++)
+				if (!e->shares[k] || e->shares[k][0] != '/')
+					abort();
+		}
 	}
 	ns_plan_free(&plan);
 }

@@ -138,5 +138,15 @@ out=$(with_nss timeout -k 5 "$SB_TIMEOUT" env ${NS_SU_ENV:-} LD_PRELOAD="$pam_pr
 	fail "su - dave: $out"
 assert_eq "3001"$'\n'"dave" "$out" "dave's su session"
 
+sb_note "an extended line's @group, a group only NSS knows, resolved at the session"
+sandbox_conf '/tmp /tmp/tmp-inst/ user+ root,@fleet'
+out=$(session dave 'ls -A /tmp') || fail "dave's session: $out"
+assert_eq "tmp-inst" "$out" "dave, in fleet through NSS, sees the real /tmp"
+out=$(session carol 'ls -A /tmp') || fail "carol's session: $out"
+assert_eq "" "$out" "carol, not in fleet, gets a private /tmp"
+rc=0
+out=$(sandbox_driver ns-driver carol -- true) || rc=$?
+assert_status 67 "$rc" "carol without nss_wrapper, @fleet unknown: $out"
+
 assert_eq 1 "$(sandbox_mounts_at /tmp)" "mounts on /tmp after the sessions"
 echo "ok: nss"

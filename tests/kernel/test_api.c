@@ -778,6 +778,104 @@ KT_TEST(tmpfs_fd_bad_option_mounts_nothing)
 	close(dst);
 }
 
+KT_TEST(bind_fd_open_sets_flags_and_holds_the_mount)
+{
+	char *line, *mopt, *sopt;
+	int src, dst, root, sub, other, k;
+
+	kt_mkdir(KT_DIR "/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/src/sub", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/other", 0755, 0, 0);
+	kt_write(KT_DIR "/other/mark", "other");
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	src = kn_open_dir(KT_DIR "/src", NULL);
+	dst = kn_open_dir(KT_DIR "/dst", NULL);
+	other = kn_open_dir(KT_DIR "/other", NULL);
+	root = kn_bind_fd_open(src, dst, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY);
+	KT_ASSERT_OK(root);
+	kt_note("%s", kt_denied("open_tree")	   ? "open_tree denied: mount(2) and a remount"
+		      : kt_denied("mount_setattr") ? "mount_setattr denied: a remount"
+						   : "open_tree and mount_setattr");
+	line = kt_mount_at(KT_DIR "/dst");
+	KT_ASSERT_MSG(line, "nothing mounted");
+	mount_options(line, &mopt, &sopt);
+	kt_note("mount options %s", mopt);
+	KT_ASSERT(has_opt(mopt, "ro") && has_opt(mopt, "nosuid") && has_opt(mopt, "nodev") &&
+		  has_opt(mopt, "noexec"));
+	/* The descriptor is the new mount's root: a mount below it shows under dst. */
+	sub = kn_open_child_dir(root, "sub");
+	KT_ASSERT_OK(sub);
+	k = kn_bind_fd_open(other, sub, MS_NOEXEC);
+	KT_ASSERT_OK(k);
+	KT_ASSERT(kt_exists(KT_DIR "/dst/sub/mark") && !kt_exists(KT_DIR "/src/sub/mark"));
+	free(line);
+	line = kt_mount_at(KT_DIR "/dst/sub");
+	KT_ASSERT(line && strstr(line, "noexec"));
+	free(line);
+	free(mopt);
+	free(sopt);
+	close(k);
+	close(sub);
+	close(root);
+	close(src);
+	close(dst);
+	close(other);
+}
+
+/* A bind of a nosuid, nodev source keeps them when noexec is added, on every path. */
+KT_TEST(bind_fd_open_only_adds_flags)
+{
+	char *line, *mopt, *sopt;
+	int src, dst, root;
+
+	kt_mkdir(KT_DIR "/fs", 0755, 0, 0);
+	KT_ASSERT_OK(mount("kt", KT_DIR "/fs", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755"));
+	kt_mkdir(KT_DIR "/fs/src", 0755, 0, 0);
+	kt_mkdir(KT_DIR "/dst", 0755, 0, 0);
+	src = kn_open_dir(KT_DIR "/fs/src", NULL);
+	dst = kn_open_dir(KT_DIR "/dst", NULL);
+	root = kn_bind_fd_open(src, dst, MS_NOEXEC);
+	KT_ASSERT_OK(root);
+	line = kt_mount_at(KT_DIR "/dst");
+	KT_ASSERT(line);
+	mount_options(line, &mopt, &sopt);
+	kt_note("mount options %s", mopt);
+	KT_ASSERT(has_opt(mopt, "nosuid") && has_opt(mopt, "nodev") && has_opt(mopt, "noexec") &&
+		  !has_opt(mopt, "ro"));
+	free(line);
+	free(mopt);
+	free(sopt);
+	close(root);
+	close(src);
+	close(dst);
+}
+
+KT_TEST(tmpfs_fd_escaped_options)
+{
+	char *line, *mopt, *sopt;
+	int dst, root;
+
+	kt_mkdir(KT_DIR "/t", 0755, 0, 0);
+	dst = kn_open_dir(KT_DIR "/t", NULL);
+	/* "\," is a comma inside the option: here a node list 0,0 (node 0). */
+	KT_ASSERT_KN(kn_tmpfs_fd(dst, "size=1m,mpol=bind:0\\,0", 0), 0);
+	line = kt_mount_at(KT_DIR "/t");
+	KT_ASSERT(line);
+	mount_options(line, &mopt, &sopt);
+	kt_note("superblock options %s", sopt);
+	KT_ASSERT(has_opt(sopt, "size=1024k") && has_opt(sopt, "mpol=bind:0"));
+	free(line);
+	free(mopt);
+	free(sopt);
+	/* Stacked on the first: the descriptor is the new one's root, on either path. */
+	root = kn_tmpfs_fd_open(dst, NULL, MS_NOEXEC);
+	KT_ASSERT_OK(root);
+	KT_ASSERT_OK(mkdirat(root, "in-new", 0755));
+	KT_ASSERT(kt_exists(KT_DIR "/t/in-new"));
+	close(root);
+	close(dst);
+}
+
 KT_TEST(tmpfs_fd_by_descriptor)
 {
 	int dst;

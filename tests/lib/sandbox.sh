@@ -171,6 +171,17 @@ module_is_linux_pam() {
 	return 1
 }
 
+# The system's Linux-PAM pam_namespace.so, or nothing when none is installed.
+sb_linux_pam_module() {
+	local d
+	for d in "${SB_SYSTEM_MODULE_DIRS[@]}"; do
+		if [[ -f "$d/pam_namespace.so" ]]; then
+			printf '%s\n' "$d/pam_namespace.so"
+			return 0
+		fi
+	done
+}
+
 # ---------------------------------------------------------------- setup
 
 sb_setup() {
@@ -453,6 +464,20 @@ sandbox_driver() {
 	timeout -k 5 "$SB_TIMEOUT" "$NS_DRIVER" "$@" 2>&1
 }
 
+# sandbox_refused USER LOGGED WHAT: a pam_driver session for USER fails to
+# open (status 67), its command does not run, the driver is left in this
+# shell's mount namespace (so nothing stays mounted) and LOGGED is logged.
+sandbox_refused() {
+	local rc=0 out
+	sandbox_log_clear
+	out=$(sandbox_driver --show-ns ns-driver "$1" -- touch "$SB_OUT/ran") || rc=$?
+	assert_status 67 "$rc" "$3: pam_driver: $out"
+	assert_no_file "$SB_OUT/ran" "$3: the session's command"
+	assert_eq "$(sandbox_mnt_ns self)" "$(sed -n 's/^mnt_ns=//p' <<<"$out")" \
+		"$3: pam_driver's namespace"
+	assert_log_contains "$2" "$3"
+}
+
 # sandbox_wait_for FILE [SECONDS]: until FILE exists (default 10 s), or fail.
 sandbox_wait_for() {
 	local i
@@ -497,10 +522,9 @@ sandbox_log_clear() {
 # assert_log_contains TEXT [WHAT]
 assert_log_contains() {
 	local log
-	[[ -n "${SB_SYSLOG_PID:-}" ]] || {
-		sb_note "no syslog capture: not checking for [$1]"
-		return 0
-	}
+	# No listener is no evidence: a check that cannot look fails.
+	[[ -n "${SB_SYSLOG_PID:-}" ]] ||
+		fail "${2:-log}: no syslog listener, cannot check for [$1]"
 	log=$(sandbox_log)
 	if [[ "$log" != *"$1"* ]]; then
 		fail "${2:-log}: [$1] not logged; pam_namespace logged: [${log}]"

@@ -3,7 +3,8 @@
  * attacker UID GID A B: as the unprivileged user UID:GID, swap the two
  * names A and B (a directory and a symlink) with renameat2(RENAME_EXCHANGE)
  * as fast as possible until SIGTERM, then put them back and print how many
- * swaps were made. The race test runs sessions against it.
+ * swaps were made (also when a name goes away and it stops). The race
+ * test runs sessions against it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,7 +45,9 @@ int main(int argc, char **argv)
 	while (!stop) {
 		if (syscall(SYS_renameat2, AT_FDCWD, argv[3], AT_FDCWD, argv[4], RENAME_EXCHANGE) <
 		    0) {
+			/* The names went away (a tmpdir removed under it): say how far it got. */
 			perror("attacker: renameat2");
+			printf("%lu\n", swaps);
 			return 1;
 		}
 		swaps++;

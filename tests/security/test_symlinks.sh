@@ -50,6 +50,24 @@ sandbox_conf "/tmp /home/alice/inst/ user:noinit root"
 expect_refused "symlinked instance parent"
 assert_no_file /srv/victim000/alice "an instance in the victim"
 
+sb_note "a polydir below a directory of alice's she may not search: the module reaches only what she can"
+# The walk below a directory alice owns runs with her filesystem identity
+# (and without root's capabilities): her own mode 0000 directory stops it
+# as it would stop her, with openat2 and with the O_NOFOLLOW walk that
+# kernels without openat2 (and valgrind) get. As root it would go through.
+install -d -o alice -g alice -m 0755 /home/alice/locked
+install -d -m 0755 /home/alice/locked/x /home/alice/locked/x/poly
+chmod 0000 /home/alice/locked
+locked=$(stat -c %d:%i /home/alice/locked/x/poly)
+sandbox_conf "/home/alice/locked/x/poly /tmp/tmp-inst/ user:noinit root"
+rc=0
+out=$(sandbox_driver ns-driver alice -- stat -c %d:%i /home/alice/locked/x/poly) || rc=$?
+assert_status 67 "$rc" "polydir alice cannot reach: pam_open_session must fail"
+assert_not_contains "$out" "$(stat -c %d:%i /tmp/tmp-inst/alice 2>/dev/null || echo no-instance)" \
+	"polydir alice cannot reach: an instance on it"
+assert_eq "$locked" "$(stat -c %d:%i /home/alice/locked/x/poly)" "polydir alice cannot reach"
+assert_no_file /tmp/tmp-inst/alice "an instance made for a polydir alice cannot reach"
+
 sb_note "an instance that is a symlink, in alice's own parent"
 as_alice mkdir /home/alice/parent
 as_alice ln -s /srv/victim /home/alice/parent/alice

@@ -28,6 +28,7 @@ want '/etc/security/namespace.init'
 want '*/sbin/pam_namespace_check'
 want '*/sbin/pam_namespace_helper'
 want '*/systemd/system/pam_namespace_helper.service'
+want '*/tmpfiles.d/pam_namespace.conf'
 [[ -d $dest/etc/security/namespace.d ]] || fail "no namespace.d"
 [[ -z $(ls -A "$dest/etc/security/namespace.d") ]] || fail "namespace.d is not empty"
 [[ -x $dest/etc/security/namespace.init ]] || fail "namespace.init is not executable"

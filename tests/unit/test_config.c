@@ -457,14 +457,172 @@ static void test_trust_checks(void **state)
 	unlink(path);
 }
 
+/* METHOD+: this module's extensions; Linux-PAM refuses the method. */
+static void test_extended_lines(void **state)
+{
+	struct ns_config c;
+	const struct ns_rule *r;
+
+	assert_int_equal(parse(&c,
+			       "/tmp /tmp/inst/ user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix:"
+			       "nosuid:nodev:noexec:ro\n"
+			       "/tmp /tmp/inst/ tmpfs+:nosuid:mntopts=size=1M\n"
+			       "/tmp /tmp/inst/ user+:ignore_instance_parent_mode:ignore_unknown "
+			       "~@admins,uid<1000,1000-1999,uid>60000,alice\n"
+			       "$HOME $HOME/inst/ user+:share=$HOME/.x\n",
+			       0),
+			 0);
+	assert_int_equal(c.n_rules, 4);
+	r = &c.rules[0];
+	assert_true(r->extended);
+	assert_int_equal(r->method, NS_METHOD_USER);
+	assert_int_equal(r->n_shares, 2);
+	assert_string_equal(r->shares[0], "/tmp/.X11-unix");
+	assert_string_equal(r->shares[1], "/tmp/.ICE-unix");
+	assert_int_equal(r->attr_flags, MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY);
+	assert_int_equal(r->mount_flags, 0);
+	r = &c.rules[1];
+	assert_int_equal(r->method, NS_METHOD_TMPFS);
+	assert_int_equal(r->attr_flags, MS_NOSUID);
+	assert_string_equal(r->mntopts, "size=1M");
+	r = &c.rules[2];
+	assert_true(r->ignore_parent_mode);
+	assert_true(r->ignore_unknown);
+	assert_true(r->users_only);
+	assert_int_equal(r->n_users, 0);
+	assert_int_equal(r->n_selectors, 5);
+	assert_int_equal(r->selectors[0].kind, NS_SELECTOR_GROUP);
+	assert_string_equal(r->selectors[0].name, "admins");
+	assert_int_equal(r->selectors[1].kind, NS_SELECTOR_UIDS);
+	assert_int_equal(r->selectors[1].lo, 0);
+	assert_int_equal(r->selectors[1].hi, 999);
+	assert_int_equal(r->selectors[2].lo, 1000);
+	assert_int_equal(r->selectors[2].hi, 1999);
+	assert_int_equal(r->selectors[3].lo, 60001);
+	assert_int_equal(r->selectors[3].hi, (uid_t)-2);
+	assert_int_equal(r->selectors[4].kind, NS_SELECTOR_USER);
+	assert_string_equal(r->selectors[4].name, "alice");
+	assert_string_equal(c.rules[3].shares[0], "$HOME/.x");
+	assert_string_equal(reports, "");
+	ns_config_free(&c);
+
+	/* The same words on plain lines mean what they mean to Linux-PAM. */
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user:nosuid:share=/tmp/.X11-unix @admins\n", 0),
+			 0);
+	r = &c.rules[0];
+	assert_false(r->extended);
+	assert_int_equal(r->attr_flags, 0);
+	assert_int_equal(r->n_shares, 0);
+	assert_int_equal(r->n_users, 1);
+	assert_string_equal(r->users[0], "@admins");
+	assert_reported("unknown flag \"nosuid\", ignored: this module's flag of that name needs "
+			"the extended method form (\"user+\")");
+	assert_reported("unknown flag \"share=/tmp/.X11-unix\", ignored: this module's flag");
+	ns_config_free(&c);
+}
+
+static void test_extended_escapes(void **state)
+{
+	struct ns_config c;
+
+	/* In quotes a backslash reaches the method field; outside, it is doubled. */
+	assert_int_equal(parse(&c,
+			       "/tmp /tmp/inst/ \"tmpfs+:mntopts=mpol=bind\\:0-1,size=1M\"\n"
+			       "/tmp /tmp/inst/ tmpfs+:mntopts=mpol=interleave\\\\:0\\\\,2,noexec\n"
+			       "/tmp /tmp/inst/ \"tmpfs:mntopts=a\\b\"\n",
+			       0),
+			 0);
+	assert_string_equal(c.rules[0].mntopts, "mpol=bind:0-1,size=1M");
+	/* A comma inside an option stays escaped for kn_tmpfs_fd. */
+	assert_string_equal(c.rules[1].mntopts, "mpol=interleave:0\\,2");
+	assert_int_equal(c.rules[1].mount_flags, MS_NOEXEC);
+	/* Plain lines: a backslash is itself, escaped for kn_tmpfs_fd. */
+	assert_string_equal(c.rules[2].mntopts, "a\\\\b");
+	ns_config_free(&c);
+}
+
+static void test_extended_errors(void **state)
+{
+	struct ns_config c;
+
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+:bogus\n", 0), -EINVAL);
+	assert_reported("namespace.conf:1:23: error: unknown flag \"bogus\" on an extended line");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+:share=/var/x\n", 0), -EINVAL);
+	assert_reported("share: \"/var/x\" is not a directory right inside the polydir /tmp");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+:share=/tmp/a/b\n", 0), -EINVAL);
+	assert_reported("is not a directory right inside the polydir");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+:share=/tmp/../etc\n", 0), -EINVAL);
+	assert_reported("share: path \"/tmp/../etc\"");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ tmpfs+:ro\n", 0), -EINVAL);
+	assert_reported("ro: a tmpfs instance is new and empty");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+ uid<0\n", 0), -EINVAL);
+	assert_reported("bad uid range \"uid<0\"");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+ 2000-1000\n", 0), -EINVAL);
+	assert_reported("bad uid range \"2000-1000\"");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+ uid<x\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+ @\n", 0), -EINVAL);
+	assert_reported("\"@\" without a group name");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ bogus+\n", 0), -EINVAL);
+	assert_reported("unknown method \"bogus+\"");
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ +\n", 0), -EINVAL);
+	/* Skipped like any bad line with ignore_config_error. */
+	assert_int_equal(parse(&c, "/tmp /tmp/inst/ user+:bogus\n/var/tmp /v/ user\n",
+			       NS_CONFIG_IGNORE_ERRORS),
+			 0);
+	assert_int_equal(c.n_rules, 1);
+	ns_config_free(&c);
+}
+
+static void test_extended_quota(void **state)
+{
+	struct ns_config c;
+
+	assert_int_equal(parse(&c,
+			       "/tmp /tmp/inst/ user+:quota=100M,1000\n"
+			       "/var/tmp /var/tmp/inst/ tmpdir+:quota=,50\n"
+			       "/srv /srv/inst/ user+:quota=2g\n",
+			       0),
+			 0);
+	assert_true(c.rules[0].quota);
+	assert_true(c.rules[0].quota_bytes == 100ULL << 20);
+	assert_true(c.rules[0].quota_inodes == 1000);
+	assert_true(c.rules[1].quota_bytes == 0);
+	assert_true(c.rules[1].quota_inodes == 50);
+	assert_true(c.rules[2].quota_bytes == 2ULL << 30);
+	ns_config_free(&c);
+	assert_int_equal(parse(&c, "/tmp - tmpfs+:quota=1M\n", 0), -EINVAL);
+	assert_reported("quota: a tmpfs instance is the session's own filesystem");
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=1X\n", 0), -EINVAL);
+	assert_reported("quota: bad value \"1X\"");
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=,\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=0\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=1M,2,3\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=99999999999999999999\n", 0), -EINVAL);
+	assert_int_equal(parse(&c, "/tmp /i/ user+:quota=16777216T\n", 0), -EINVAL);
+	/* On a plain line: an unknown flag, with the warning. */
+	assert_int_equal(parse(&c, "/tmp /i/ user:quota=1M\n", 0), 0);
+	assert_false(c.rules[0].quota);
+	assert_reported("unknown flag \"quota=1M\", ignored: this module's flag");
+	ns_config_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest text_tests[] = {
-		cmocka_unit_test(test_basic_lines), cmocka_unit_test(test_quotes_escapes_comments),
-		cmocka_unit_test(test_all_methods), cmocka_unit_test(test_unknown_method),
-		cmocka_unit_test(test_flags),	    cmocka_unit_test(test_fields),
-		cmocka_unit_test(test_path_checks), cmocka_unit_test(test_ignore_config_error),
-		cmocka_unit_test(test_limits),	    cmocka_unit_test(test_20000_lines_fast),
+		cmocka_unit_test(test_basic_lines),
+		cmocka_unit_test(test_quotes_escapes_comments),
+		cmocka_unit_test(test_all_methods),
+		cmocka_unit_test(test_unknown_method),
+		cmocka_unit_test(test_flags),
+		cmocka_unit_test(test_fields),
+		cmocka_unit_test(test_path_checks),
+		cmocka_unit_test(test_ignore_config_error),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_20000_lines_fast),
+		cmocka_unit_test(test_extended_lines),
+		cmocka_unit_test(test_extended_escapes),
+		cmocka_unit_test(test_extended_errors),
+		cmocka_unit_test(test_extended_quota),
 	};
 	const struct CMUnitTest file_tests[] = {
 		cmocka_unit_test(test_load_order_and_fallback),

@@ -50,7 +50,18 @@ static int fake_member(void *ud, const char *user_context, const char *polydir,
 	return 0;
 }
 
-static const struct ns_lookup lookup = {.user = fake_user, .group = fake_group};
+/* admins: bob, and anyone whose primary group is 50; "flaky" fails as a down LDAP would. */
+static int fake_in_group(void *ud, const char *group, const char *user, gid_t gid)
+{
+	if (strcmp(group, "admins") == 0)
+		return strcmp(user, "bob") == 0 || gid == 50;
+	if (strcmp(group, "flaky") == 0)
+		return -EAGAIN;
+	return -ENOENT;
+}
+
+static const struct ns_lookup lookup = {
+	.user = fake_user, .group = fake_group, .in_group = fake_in_group};
 static const struct ns_lookup lookup_selinux = {
 	.user = fake_user, .group = fake_group, .member_context = fake_member};
 
@@ -397,6 +408,100 @@ static void test_long_instance_hashed(void **state)
 	ns_plan_free(&p);
 }
 
+/* Extended lines' selectors, resolved for each plan. */
+static void test_selectors(void **state)
+{
+	struct ns_selector admins[] = {{.kind = NS_SELECTOR_GROUP, .name = (char *)"admins"}};
+	struct ns_selector low[] = {{.kind = NS_SELECTOR_UIDS, .lo = 0, .hi = 999},
+				    {.kind = NS_SELECTOR_USER, .name = (char *)"toor"}};
+	struct ns_selector band[] = {{.kind = NS_SELECTOR_UIDS, .lo = 2000, .hi = 2001}};
+	struct ns_user bob = {.name = "bob", .uid = 2002, .gid = 2002, .home = "/home/bob"};
+	struct ns_user www = {.name = "www", .uid = 33, .gid = 50, .home = "/var/www"};
+	struct ns_rule r[] = {rule("/tmp", "/tmp/i/", NS_METHOD_USER),
+			      rule("/var/tmp", "/var/tmp/i/", NS_METHOD_USER),
+			      rule("/srv", "/srv/i/", NS_METHOD_USER)};
+	struct ns_plan p;
+
+	for (size_t i = 0; i < 3; i++)
+		r[i].extended = true;
+	r[0].selectors = admins; /* exclude admins */
+	r[0].n_selectors = 1;
+	r[1].selectors = low; /* exclude system users */
+	r[1].n_selectors = 2;
+	r[2].selectors = band; /* only 2000-2001 */
+	r[2].n_selectors = 1;
+	r[2].users_only = true;
+
+	assert_int_equal(build(&p, r, 3, &alice, &lookup, 0), 0);
+	assert_int_equal(p.n_entries, 3);
+	ns_plan_free(&p);
+	assert_int_equal(build(&p, r, 3, &bob, &lookup, 0), 0);
+	assert_int_equal(p.n_entries, 1);
+	assert_string_equal(p.entries[0].polydir, "/var/tmp");
+	ns_plan_free(&p);
+	/* www: in admins by its primary group, uid 33 < 1000, not in 2000-2001. */
+	assert_int_equal(build(&p, r, 3, &www, &lookup, 0), 0);
+	assert_int_equal(p.n_entries, 0);
+	ns_plan_free(&p);
+}
+
+static void test_selectors_fail_closed(void **state)
+{
+	struct ns_selector unknown[] = {{.kind = NS_SELECTOR_USER, .name = (char *)"alice"},
+					{.kind = NS_SELECTOR_GROUP, .name = (char *)"nosuch"}};
+	struct ns_selector flaky[] = {{.kind = NS_SELECTOR_GROUP, .name = (char *)"flaky"}};
+	struct ns_selector nouser[] = {{.kind = NS_SELECTOR_USER, .name = (char *)"ghost"}};
+	struct ns_rule r[] = {rule("/tmp", "/tmp/i/", NS_METHOD_USER)};
+	struct ns_plan p;
+
+	r[0].extended = true;
+	r[0].selectors = unknown;
+	r[0].n_selectors = 2;
+	/* Even where alice matched: a broken entry fails every session alike. */
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, 0), -EINVAL);
+	assert_string_equal(last_error, "/etc/security/namespace.conf:1: group @\"nosuch\" in the "
+					"list of users: unknown");
+	r[0].selectors = flaky;
+	r[0].n_selectors = 1;
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, 0), -EINVAL);
+	assert_non_null(strstr(last_error, "group @\"flaky\" in the list of users: the name "
+					   "service failed: "));
+	r[0].selectors = nouser;
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, 0), -EINVAL);
+	assert_non_null(strstr(last_error, "user \"ghost\" in the list of users: unknown"));
+	/* With ignore_unknown they are left out, with a warning. */
+	r[0].ignore_unknown = true;
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, 0), 0);
+	assert_int_equal(n_errors, 0);
+	assert_int_equal(p.n_entries, 1);
+	ns_plan_free(&p);
+	/* Under ignore_config_error only that line is skipped. */
+	r[0].ignore_unknown = false;
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, NS_PLAN_IGNORE_ERRORS), 0);
+	assert_int_equal(p.n_entries, 0);
+	ns_plan_free(&p);
+}
+
+static void test_extended_entry(void **state)
+{
+	char *shares[] = {(char *)"/tmp/.X11-unix", (char *)"$HOME/.x"};
+	struct ns_rule r[] = {rule("/tmp", "/tmp/i/", NS_METHOD_USER)};
+	struct ns_plan p;
+
+	r[0].extended = true;
+	r[0].shares = shares;
+	r[0].n_shares = 2;
+	r[0].attr_flags = MS_NOSUID | MS_RDONLY;
+	r[0].ignore_parent_mode = true;
+	assert_int_equal(build(&p, r, 1, &alice, &lookup, 0), 0);
+	assert_int_equal(p.entries[0].n_shares, 2);
+	assert_string_equal(p.entries[0].shares[0], "/tmp/.X11-unix");
+	assert_string_equal(p.entries[0].shares[1], "/home/alice/.x");
+	assert_int_equal(p.entries[0].attr_flags, MS_NOSUID | MS_RDONLY);
+	assert_true(p.entries[0].ignore_parent_mode);
+	ns_plan_free(&p);
+}
+
 static void test_path_inside(void **state)
 {
 	assert_true(ns_path_inside("/tmp", "/tmp"));
@@ -426,6 +531,9 @@ int main(void)
 		cmocka_unit_test(test_bad_user_refused),
 		cmocka_unit_test(test_long_instance_hashed),
 		cmocka_unit_test(test_path_inside),
+		cmocka_unit_test(test_selectors),
+		cmocka_unit_test(test_selectors_fail_closed),
+		cmocka_unit_test(test_extended_entry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

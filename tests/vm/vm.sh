@@ -215,5 +215,8 @@ vm_boot() {
 	[[ -n "$kver" ]] || vm_fail "the guest did not report its kernel: it did not reach /init"
 	[[ "$kver" != "$host" ]] || vm_fail "the guest ran the host's kernel $host"
 	grep -q '^VM-RESULT: PASS' "$log.txt" || vm_fail "the guest's steps did not all pass"
+	# A step that skipped did not pass: the test shows as SKIP, naming it.
+	skipped=$(sed -n 's/^VM-STEP: \(.*\): SKIP .*/\1/p' "$log.txt" | paste -sd ' ' -)
+	[[ -z "$skipped" ]] || vm_skip "the guest skipped: $skipped ($(sed -n 's/^VM-RESULT: PASS: //p' "$log.txt"))"
 	echo "ok: kernel $kver (the host runs $host): $(sed -n 's/^VM-RESULT: PASS: //p' "$log.txt")"
 }

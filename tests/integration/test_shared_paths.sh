@@ -1,0 +1,162 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# share= on an extended line: /tmp polyinstantiated, /tmp/.X11-unix and
+# /tmp/.ICE-unix kept the system's. A real X server (Xvfb) listens only on
+# its socket in /tmp/.X11-unix and a real X client (xdpyinfo) in a su
+# session connects to it: with share= it works, without it it cannot, and
+# Linux-PAM's module refuses the extended line (so a configuration written
+# for this module is never half-applied there) and, given the flag on a
+# plain line, ignores it and the client fails as well. A user who puts a
+# symbolic link, or a directory of their own, where the real
+# /tmp/.X11-unix should be gets every session refused, logged, and nothing
+# mounted.
+# shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/sandbox.sh
+. "$here/../lib/sandbox.sh"
+sandbox_enter "$@"
+module_is_linux_pam && skip "share= is this module's extension"
+command -v Xvfb >/dev/null || skip "Xvfb is not installed (xvfb)"
+command -v xdpyinfo >/dev/null || skip "xdpyinfo is not installed (x11-utils)"
+linux_pam=$(sb_linux_pam_module)
+
+# The X server: its socket in /tmp/.X11-unix only. No TCP, and no abstract
+# socket (-nolisten local): that one lives in the network namespace, which
+# a private /tmp does not hide, so a client would reach the server through
+# it whatever /tmp shows. -ac: the test is about paths, not X authority.
+install -d -m 1777 /tmp/.X11-unix /tmp/.ICE-unix
+Xvfb :57 -nolisten tcp -nolisten local -ac >"$SB_DIR/xvfb.log" 2>&1 &
+xvfb=$!
+stop_x() {
+	local rc=$?
+	kill "$xvfb" 2>/dev/null || true
+	wait "$xvfb" 2>/dev/null || true
+	sb_cleanup
+	return "$rc"
+}
+trap stop_x EXIT
+for ((i = 0; i < 200; i++)); do
+	[[ -S /tmp/.X11-unix/X57 ]] && break
+	sleep 0.05
+done
+[[ -S /tmp/.X11-unix/X57 ]] || fail "Xvfb did not start: $(cat "$SB_DIR/xvfb.log")"
+xdpyinfo -display :57 >/dev/null || fail "xdpyinfo from outside any session"
+
+# The X client in USER's session; prints x-ok when it reached the server.
+x_client='if xdpyinfo -display :57 >/dev/null 2>&1; then echo x-ok; else echo x-failed; fi'
+
+share_line='/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix  root'
+sandbox_inst_parent /tmp/tmp-inst
+
+sb_note "without share=, the private /tmp hides the X socket"
+sandbox_conf '/tmp  /tmp/tmp-inst/  user  root'
+out=$(sandbox_su alice "$x_client; ls -A /tmp") || fail "alice's session: $out"
+assert_eq "x-failed" "$out" "the X client in a private /tmp"
+
+sb_note "with share=, the X client reaches the server; /tmp stays private"
+sandbox_conf "$share_line"
+out=$(sandbox_su alice "$x_client; echo a >/tmp/mine; ls -A /tmp; ls -A /tmp/.X11-unix
+awk '\$5 ~ /^\\/tmp/ { print \$5 }' /proc/self/mountinfo") || fail "alice's session: $out"
+assert_eq "x-ok
+.ICE-unix
+.X11-unix
+mine
+X57
+/tmp
+/tmp
+/tmp/.X11-unix
+/tmp/.ICE-unix" "$out" "alice's session with share="
+assert_file /tmp/tmp-inst/alice/mine
+assert_no_file /tmp/mine
+assert_eq "1777 root" "$(stat -c '%a %U' /tmp/tmp-inst/alice/.X11-unix)" "the mount point in alice's instance"
+out=$(sandbox_su bob "$x_client; ls -A /tmp") || fail "bob's session: $out"
+assert_eq "x-ok
+.ICE-unix
+.X11-unix" "$out" "bob's session with share="
+sb_note "the line's nosuid, nodev, noexec hold on the shared mounts too; ro does not"
+sandbox_conf '/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:nosuid:nodev:noexec:ro  root'
+out=$(sandbox_su alice "$x_client; awk '\$5 ~ /^\\/tmp/ { print \$5, \$6 }' /proc/self/mountinfo") ||
+	fail "alice's session: $out"
+assert_eq "x-ok
+/tmp rw,nosuid,nodev,relatime
+/tmp ro,nosuid,nodev,noexec,relatime
+/tmp/.X11-unix rw,nosuid,nodev,noexec,relatime" "$out" "alice's mounts with the flags"
+sandbox_conf "$share_line"
+
+sb_note "a socket made in the session's /tmp/.ICE-unix is the system's"
+out=$(sandbox_su alice 'python3 -c "import socket; socket.socket(socket.AF_UNIX).bind(\"/tmp/.ICE-unix/123\")" && echo bound') ||
+	fail "alice's session: $out"
+assert_eq bound "$out" "binding a socket in /tmp/.ICE-unix"
+[[ -S /tmp/.ICE-unix/123 ]] || fail "the ICE socket is not in the real /tmp/.ICE-unix"
+rm -f /tmp/.ICE-unix/123
+
+if [[ -n "$linux_pam" ]]; then
+	module=$NS_MODULE
+	NS_MODULE=$linux_pam
+	sandbox_pam_args
+	sb_note "Linux-PAM's module refuses the extended line"
+	sandbox_log_clear
+	rc=0
+	out=$(sandbox_su alice "$x_client") || rc=$?
+	assert_nonzero "$rc" "su through Linux-PAM's module with the extended line: $out"
+	assert_not_contains "$out" "x-ok" "Linux-PAM's session"
+	assert_log_contains "Unknown method" "Linux-PAM's log"
+	sb_note "Linux-PAM's module ignores share= on a plain line: the client fails"
+	sandbox_conf '/tmp  /tmp/tmp-inst/  user:share=/tmp/.X11-unix  root'
+	out=$(sandbox_su carol "$x_client") || fail "carol's session through Linux-PAM: $out"
+	assert_eq "x-failed" "$out" "the X client under Linux-PAM's module"
+	NS_MODULE=$module
+	sandbox_pam_args
+	sb_note "this module warns about the flag on a plain line and ignores it too"
+	sandbox_log_clear
+	out=$(sandbox_su carol "$x_client") || fail "carol's session: $out"
+	assert_eq "x-failed" "$out" "the X client, share= on a plain line"
+	assert_log_contains 'unknown flag "share=/tmp/.X11-unix", ignored: this module'"'"'s flag of that name needs the extended method form ("user+")'
+else
+	sb_note "no Linux-PAM pam_namespace.so installed: not comparing"
+fi
+
+sandbox_conf "$share_line"
+# refused WHAT LOGGED: bob's sessions fail, with LOGGED in the log, nothing mounted.
+refused() {
+	local rc=0 out
+	sandbox_refused bob "$2" "$1"
+	rc=0
+	out=$(sandbox_su bob "$x_client") || rc=$?
+	assert_nonzero "$rc" "$1: su - bob: $out"
+	assert_not_contains "$out" "x-ok" "$1: su - bob"
+	assert_eq 1 "$(sandbox_mounts_at /tmp)" "$1: mounts on /tmp"
+	assert_eq 0 "$(sandbox_mounts_at /tmp/.X11-unix)" "$1: mounts on /tmp/.X11-unix"
+}
+
+sb_note "attack: /tmp/.X11-unix replaced by a symbolic link to alice's directory"
+kill "$xvfb"
+wait "$xvfb" 2>/dev/null || true
+rm -rf /tmp/.X11-unix
+install -d -m 0755 -o alice -g alice /home/alice/fake-x
+setpriv --reuid=alice --regid=alice --clear-groups ln -s /home/alice/fake-x /tmp/.X11-unix
+refused "a symbolic link" "refusing to share /tmp/.X11-unix: it is a symbolic link in the real polydir, not a directory"
+
+sb_note "attack: /tmp/.X11-unix made by alice before the X server"
+rm /tmp/.X11-unix
+setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
+refused "a user's directory" "refusing to share /tmp/.X11-unix: owner uid 2001, mode 1777; it must be owned by root"
+
+sb_note "a shared directory that does not exist: refused"
+rm -rf /tmp/.X11-unix
+install -d -m 1777 /tmp/.X11-unix
+rmdir /tmp/.ICE-unix
+refused "a missing directory" "opening the shared directory /tmp/.ICE-unix: No such file or directory"
+install -d -m 1777 /tmp/.ICE-unix
+
+sb_note "attack: a symbolic link at the mount point in alice's own instance"
+rm -rf /tmp/.X11-unix
+install -d -m 1777 /tmp/.X11-unix
+rmdir /tmp/tmp-inst/alice/.X11-unix
+ln -s /etc /tmp/tmp-inst/alice/.X11-unix
+chown -h alice:alice /tmp/tmp-inst/alice/.X11-unix
+sandbox_refused alice "refusing to share: a symbolic link in the instance at /tmp/.X11-unix" \
+	"a link in alice's instance"
+assert_eq "/etc" "$(readlink /tmp/tmp-inst/alice/.X11-unix)" "the link, left as it was"
+echo "ok: share"
