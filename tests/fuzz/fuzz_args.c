@@ -39,6 +39,7 @@ static const char *const flags[] = {
 	"unmnt_remnt",
 	"unmnt_only",
 	"unmount_on_close",
+	"share_namespace", /* new, issue 15 */
 };
 
 static bool *flag_field(struct ns_args *a, size_t i)
@@ -55,6 +56,7 @@ static bool *flag_field(struct ns_args *a, size_t i)
 		&a->unmnt_remnt,
 		&a->unmnt_only,
 		&a->unmount_on_close,
+		&a->share_namespace,
 	};
 
 	return fields[i];
