@@ -158,6 +158,15 @@ int kn_remove_child_dir(int dirfd, const char *name);
  */
 int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st);
 
+/*
+ * Call fn for each name in the directory open on dirfd ("." and ".."
+ * left out), read with getdents64() into a buffer on the stack: no
+ * fdopendir(), whose fstat, fcntl calls and 32 KiB buffer a session would
+ * pay for every listing. fn returns 0 to go on, > 0 to stop (returned),
+ * < 0 an error (returned). dirfd stays open, at an unspecified offset.
+ */
+int kn_dir_each(int dirfd, int (*fn)(const char *name, void *ud), void *ud);
+
 /* Remove name under dirfd recursively, never following symlinks or crossing mounts. */
 int kn_remove_tree(int dirfd, const char *name);
 

@@ -613,6 +613,36 @@ static uint64_t mount_id_of(int fd)
 	return id;
 }
 
+int kn_dir_each(int dirfd, int (*fn)(const char *name, void *ud), void *ud)
+{
+	union {
+		struct dirent64 align;
+		char bytes[4096];
+	} buf;
+
+	for (;;) {
+		ssize_t got = getdents64(dirfd, buf.bytes, sizeof(buf.bytes));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (got == 0)
+			return 0;
+		for (ssize_t off = 0; off < got;) {
+			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
+			int r;
+
+			off += de->d_reclen;
+			if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+				continue;
+			r = fn(de->d_name, ud);
+			if (r != 0)
+				return r;
+		}
+	}
+}
+
 static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth);
 
 /* Remove one entry of a directory being removed; gone already is fine. */

@@ -99,21 +99,18 @@ int kn_is_mount_root(int fd)
 
 int kn_pin_ns(int ns_fd, int dirfd, const char *name, struct stat *ret_st)
 {
-	char src[KN_PROC_PATH_MAX], dst[KN_PROC_PATH_MAX];
 	int fd, pin, r;
 
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	fd_path(src, ns_fd);
-	fd_path(dst, fd);
-	if (mount(src, dst, NULL, MS_BIND, NULL) < 0) {
-		r = -errno;
-		close(fd);
+	/* By descriptor: open_tree and move_mount, or mount(2) by /proc names before 5.2. */
+	r = kn_bind_fd(ns_fd, fd);
+	close(fd);
+	if (r < 0) {
 		(void)unlinkat(dirfd, name, 0);
 		return r;
 	}
-	close(fd);
 	/* What was pinned, read back through the name. */
 	pin = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (pin < 0) {
@@ -144,15 +141,20 @@ int kn_pin_open(int dirfd, const char *name, struct stat *ret_st)
 }
 
 /*
- * Unmount (every bind stacked there: a planted one too) and remove. Only
- * from the namespace that holds the pin's mount: umount2() refuses a mount
- * of another namespace.
+ * Remove, and with it the pin. unlink() detaches what is mounted on the
+ * file in every other namespace (the session's last close, from its own,
+ * costs one call) and refuses with EBUSY where it is mounted in this one:
+ * then every bind stacked there (a planted one too) is unmounted first.
  */
 int kn_unpin_ns(int dirfd, const char *name)
 {
 	char dir[KN_PROC_PATH_MAX], path[KN_PROC_PATH_MAX + 256];
 	int r = 0;
 
+	if (unlinkat(dirfd, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EBUSY)
+		return -errno;
 	fd_path(dir, dirfd);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;

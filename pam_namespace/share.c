@@ -4,7 +4,6 @@
  * and the open and close of a session that shares its namespace.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -179,18 +178,29 @@ static int open_parent(const char **ret_name)
 	return fd;
 }
 
-/* name under pfd, made (0700) when missing and create, then checked as root's and 0700. */
-static int open_checked_child(int pfd, const char *name, bool create)
+/*
+ * name under pfd, made (0700) when missing and create, then checked as
+ * root's and 0700. On failure *ret_what, when asked for, names the step.
+ */
+static int open_checked_child(int pfd, const char *name, bool create, const char **ret_what)
 {
+	const char *what = "opening";
 	int fd = kn_open_child_dir(pfd, name), r;
 
 	if (fd == -ENOENT && create) {
+		what = "creating";
 		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		fd = kn_open_child_dir(pfd, name);
+			fd = -errno;
+		else
+			fd = kn_open_child_dir(pfd, name);
 	}
-	if (fd < 0)
+	if (fd < 0) {
+		if (ret_what)
+			*ret_what = what;
 		return fd;
+	}
+	if (ret_what)
+		*ret_what = "checking";
 	r = dir_check(fd);
 	if (r < 0) {
 		close(fd);
@@ -206,7 +216,7 @@ int ns_share_dir_open_existing(void)
 
 	if (pfd < 0)
 		return pfd;
-	fd = open_checked_child(pfd, name, false);
+	fd = open_checked_child(pfd, name, false, NULL);
 	close(pfd);
 	return fd;
 }
@@ -225,24 +235,12 @@ static int dir_open(const char **ret_what)
 	pfd = open_parent(&name);
 	if (pfd < 0)
 		return pfd;
-	fd = kn_open_child_dir(pfd, name);
-	if (fd == -ENOENT) {
-		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
-			r = -errno;
-			close(pfd);
-			*ret_what = "creating";
-			return r;
-		}
-		fd = kn_open_child_dir(pfd, name);
-	}
+	fd = open_checked_child(pfd, name, true, ret_what);
 	if (fd < 0) {
 		close(pfd);
 		return fd;
 	}
-	*ret_what = "checking";
-	r = dir_check(fd);
-	if (r == 0)
-		r = kn_is_mount_root(fd);
+	r = kn_is_mount_root(fd);
 	if (r == 0) {
 		/* flock() wants a descriptor opened for reading, not O_PATH. */
 		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -297,7 +295,7 @@ int ns_share_user_dir(int dir_fd, uid_t uid, bool create)
 	char name[24];
 
 	snprintf(name, sizeof(name), "%u", (unsigned)uid);
-	return open_checked_child(dir_fd, name, create);
+	return open_checked_child(dir_fd, name, create, NULL);
 }
 
 int ns_share_lock(int udir)
@@ -577,50 +575,49 @@ static bool session_parse(const char *name, const char *key, struct ns_share_pro
 	return true;
 }
 
+struct scan {
+	int udir;
+	const char *key;
+	enum ns_share_scan mode;
+	struct ns_share_state *st;
+	size_t stale;
+};
+
+static int scan_one(const char *name, void *ud)
+{
+	struct scan *sc = ud;
+	struct ns_share_state *st = sc->st;
+	struct ns_share_proc p;
+
+	if (!session_parse(name, sc->key, &p))
+		return 0;
+	if (sc->mode == NS_SHARE_SCAN_REMOVE_ALL || !ns_share_proc_alive(&p)) {
+		sc->stale += sc->mode != NS_SHARE_SCAN_REMOVE_ALL;
+		if (sc->mode != NS_SHARE_SCAN_COUNT)
+			(void)unlinkat(sc->udir, name, 0);
+		return 0;
+	}
+	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
+		return -ENOMEM;
+	st->sessions[st->n_sessions++] = p;
+	/* One live session is all an open or a close needs to know. */
+	return sc->mode == NS_SHARE_SCAN_PRUNE_TO_LIVE;
+}
+
 int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
 		      size_t *ret_stale)
 {
-	int fd = openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	size_t stale = 0;
-	struct dirent *de;
-	DIR *d;
-	int r = 0;
+	struct scan sc = {.udir = udir, .key = key, .mode = mode, .st = st};
+	int fd = openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -errno;
-	d = fdopendir(fd);
-	if (!d) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
 	st->n_sessions = 0;
-	while ((de = readdir(d))) {
-		struct ns_share_proc p;
-		bool alive;
-
-		if (!session_parse(de->d_name, key, &p))
-			continue;
-		alive = mode != NS_SHARE_SCAN_REMOVE_ALL && ns_share_proc_alive(&p);
-		if (!alive) {
-			stale += mode != NS_SHARE_SCAN_REMOVE_ALL;
-			if (mode != NS_SHARE_SCAN_COUNT)
-				(void)unlinkat(udir, de->d_name, 0);
-			continue;
-		}
-		if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		st->sessions[st->n_sessions++] = p;
-		/* One live session is all an open or a close needs to know. */
-		if (mode == NS_SHARE_SCAN_PRUNE_TO_LIVE)
-			break;
-	}
-	closedir(d);
+	r = kn_dir_each(fd, scan_one, &sc);
+	close(fd);
 	if (ret_stale)
-		*ret_stale = stale;
-	return r;
+		*ret_stale = sc.stale;
+	return r < 0 ? r : 0;
 }
 
 /* ------------------------------------------------------------ pins */
@@ -1088,6 +1085,14 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	if (lock < 0)
 		return fail_with(fail, "locking", NS_SHARE_DIR, lock);
 	(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
+	/* Another session alive: nothing more to read or do. */
+	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, NULL);
+	if (r < 0 || st.n_sessions > 0) {
+		if (r < 0)
+			r = fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
+		goto out;
+	}
+	ns_share_state_free(&st);
 	r = ns_share_state_read(share->dir_fd, share->key, &st);
 	if (r == -ENOENT) {
 		r = 0; /* dropped by the administrator */
@@ -1095,12 +1100,6 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	}
 	if (r < 0) {
 		r = fail_with(fail, "reading the state in", NS_SHARE_DIR, r);
-		goto out;
-	}
-	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, NULL);
-	if (r < 0 || st.n_sessions > 0) {
-		if (r < 0)
-			r = fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
 		goto out;
 	}
 
