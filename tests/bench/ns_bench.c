@@ -1231,7 +1231,8 @@ static void scenario_share(void)
 	       median_oc(&cs[1]) / median_oc(&cs[2]), median_oc(&cs[2]) / median_oc(&cs[3]));
 	if (opt.baseline)
 		printf("  ours / baseline: joining %.2fx, building %.2fx\n",
-		       median_oc(&cs[0]) / median_oc(&cs[8]), median_oc(&cs[1]) / median_oc(&cs[9]));
+		       median_oc(&cs[0]) / median_oc(&cs[8]),
+		       median_oc(&cs[1]) / median_oc(&cs[9]));
 	/*
 	 * Issue 15's target. No module can meet it while libpam alone costs
 	 * more than half the floor: the least ratio is shown beside it, and
