@@ -70,6 +70,11 @@ int kn_ns_save(struct kn_ns_saved *ret);
 int kn_ns_enter_new(enum kn_propagation prop);
 /* Go back into the saved namespace, root and working directory. */
 int kn_ns_restore(const struct kn_ns_saved *saved);
+/*
+ * The same for a caller that knows it is in another namespace: no check
+ * of where it is first (the check costs a fresh process six system calls).
+ */
+int kn_ns_return(const struct kn_ns_saved *saved);
 void kn_ns_saved_close(struct kn_ns_saved *saved);
 /* Whether two namespace descriptors (or the current one, fd -1) are the same namespace. */
 int kn_ns_same(int ns_fd_a, int ns_fd_b);
@@ -239,6 +244,8 @@ int kn_unpin_ns(int dirfd, const char *name);
 int kn_ns_join(int ns_fd);
 /*
  * The pidfs inode number of process pid (6.9): unique until reboot. -ESRCH
- * if there is no such process, -EOPNOTSUPP on older kernels.
+ * if there is no such process, -EOPNOTSUPP on older kernels. With
+ * known_pidfs (an inode read by this call before, in this boot) the file
+ * system is not asked again.
  */
-int kn_pid_inode(pid_t pid, unsigned long long *ret);
+int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret);

@@ -167,6 +167,11 @@ int kn_ns_restore(const struct kn_ns_saved *saved)
 {
 	if (kn_ns_same(saved->ns_fd, -1) == 1)
 		return 0;
+	return kn_ns_return(saved);
+}
+
+int kn_ns_return(const struct kn_ns_saved *saved)
+{
 	if (setns(saved->ns_fd, CLONE_NEWNS) < 0)
 		return -errno;
 	/* setns() put us at the namespace's root: go back to the caller's root and cwd. */

@@ -183,7 +183,7 @@ int kn_ns_join(int ns_fd)
  * another process until reboot: what tells a process from a later one
  * with its pid, in three system calls rather than a read of /proc.
  */
-int kn_pid_inode(pid_t pid, unsigned long long *ret)
+int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret)
 {
 	long pidfd = syscall(SYS_pidfd_open, pid, 0);
 	struct statfs sfs;
@@ -192,9 +192,9 @@ int kn_pid_inode(pid_t pid, unsigned long long *ret)
 
 	if (pidfd < 0)
 		return -errno;
-	if (fstatfs((int)pidfd, &sfs) < 0 || fstat((int)pidfd, &st) < 0)
+	if ((!known_pidfs && fstatfs((int)pidfd, &sfs) < 0) || fstat((int)pidfd, &st) < 0)
 		r = -errno;
-	else if ((unsigned long)sfs.f_type != PIDFS_MAGIC)
+	else if (!known_pidfs && (unsigned long)sfs.f_type != PIDFS_MAGIC)
 		r = -EOPNOTSUPP;
 	else
 		*ret = (unsigned long long)st.st_ino;

@@ -784,7 +784,8 @@ static void rechdir(const struct ns_plan *plan)
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
 	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata)
 {
-	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+	struct kn_ns_saved own = KN_NS_SAVED_INIT;
+	const struct kn_ns_saved *saved = opts->saved ? opts->saved : &own;
 	struct ctx c = {.opts = opts,
 			.fail = fail,
 			.log = log,
@@ -804,7 +805,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	 * goes on without a way back: a failure then undoes what it made, in
 	 * the new namespace, where the process stays.
 	 */
-	r = kn_ns_save(&saved);
+	r = opts->saved ? 0 : kn_ns_save(&own);
 	if (r == -EACCES || r == -EPERM) {
 		if (log)
 			log(log_userdata, false,
@@ -838,13 +839,13 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	rechdir(plan);
 	undo_made(&c, false);
 	kn_dir_close(&c.root);
-	kn_ns_saved_close(&saved);
+	kn_ns_saved_close(&own);
 	*sess = c.sess;
 	return 0;
 
 rollback:
 	/* Back to the caller's namespace first: the new one dies with its mounts. */
-	if (saved.ns_fd >= 0 && kn_ns_restore(&saved) < 0 && fail->detail == NULL)
+	if (saved->ns_fd >= 0 && kn_ns_restore(saved) < 0 && fail->detail == NULL)
 		fail->detail = strdupf("and could not return to the original mount namespace: %s",
 				       strerror(errno));
 	/*
@@ -854,13 +855,13 @@ rollback:
 	{
 		struct ns_failure ignored;
 
-		(void)ns_session_close(&c.sess, saved.ns_fd < 0, &ignored);
+		(void)ns_session_close(&c.sess, saved->ns_fd < 0, &ignored);
 		ns_failure_free(&ignored);
 	}
 	undo_made(&c, true);
 	ns_session_free(&c.sess);
 	kn_dir_close(&c.root);
-	kn_ns_saved_close(&saved);
+	kn_ns_saved_close(&own);
 	return r;
 }
 

@@ -18,6 +18,12 @@ struct ns_apply_opts {
 	 */
 	char *const *unmount_first;
 	size_t n_unmount_first;
+	/*
+	 * The caller's place, saved already (share_namespace saves it to pin
+	 * from there): apply goes back to it on failure, and neither saves
+	 * nor closes it. NULL: apply saves it itself.
+	 */
+	const struct kn_ns_saved *saved;
 };
 
 /* Where and why apply failed: the one place the module logs it. */

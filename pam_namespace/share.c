@@ -127,7 +127,8 @@ static int proc_start(pid_t pid, unsigned long long *ret)
 
 static int proc_id(pid_t pid, bool pidfs, unsigned long long *ret)
 {
-	return pidfs ? kn_pid_inode(pid, ret) : proc_start(pid, ret);
+	/* A record says pidfs only where this boot's kernel has it: no need to ask again. */
+	return pidfs ? kn_pid_inode(pid, true, ret) : proc_start(pid, ret);
 }
 
 int ns_share_proc_alive(const struct ns_share_proc *p)
@@ -146,7 +147,7 @@ static int proc_self(struct ns_share_proc *ret)
 {
 	ret->pid = getpid();
 	ret->pidfs = true;
-	if (kn_pid_inode(ret->pid, &ret->id) == 0)
+	if (kn_pid_inode(ret->pid, false, &ret->id) == 0)
 		return 0;
 	ret->pidfs = false;
 	return proc_start(ret->pid, &ret->id);
@@ -716,8 +717,9 @@ static int fail_with(struct ns_failure *fail, const char *what, const char *path
  * Only from the init process's mount namespace, unchrooted: a namespace
  * built anywhere else would carry that place's mounts (another user's
  * session, a service's private /tmp) into every later login of the user.
+ * own_ns: the caller's namespace where it is open already, else -1.
  */
-static const char *share_refused_here(void)
+static const char *share_refused_here(int own_ns)
 {
 	char root[2];
 	ssize_t n = readlink("/proc/self/root", root, sizeof(root));
@@ -728,7 +730,7 @@ static const char *share_refused_here(void)
 	init_ns = kn_ns_open_pid(1);
 	if (init_ns < 0)
 		return "the init process's mount namespace cannot be opened";
-	same = kn_ns_same(init_ns, -1);
+	same = kn_ns_same(init_ns, own_ns);
 	close(init_ns);
 	if (same != 1)
 		return "the process is not in the init process's mount namespace";
@@ -813,7 +815,8 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 		free(pin);
 		return 1;
 	}
-	r = kn_ns_restore(orig);
+	/* In the built namespace, surely: no need to ask where (kn_ns_restore would). */
+	r = kn_ns_return(orig);
 	if (r < 0) {
 		log(ud, false,
 		    "share_namespace: cannot return to the original namespace (%s): not shared",
@@ -845,7 +848,7 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 			r = 1;
 		}
 	}
-	if (kn_ns_restore(&built) < 0) {
+	if (kn_ns_return(&built) < 0) {
 		int e = -errno;
 
 		if (r == 0)
@@ -912,7 +915,7 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 	}
 	pin = ns_share_pin_open(sh->dir_fd, sh->key, st);
 	/* From another namespace (su within a session) the pins are out of sight. */
-	why = pin < 0 ? share_refused_here() : NULL;
+	why = pin < 0 ? share_refused_here(-1) : NULL;
 	if (why) {
 		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
 		    why);
@@ -1014,18 +1017,27 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 	}
 
 	/* Build and pin: only from process 1's namespace, unchrooted. */
-	why = share_refused_here();
+	r = kn_ns_save(&orig);
+	if (r < 0) {
+		log(ud, false,
+		    "share_namespace: cannot open this process's mount namespace (%s): this "
+		    "session gets a namespace of its own",
+		    strerror(-r));
+		goto unshared;
+	}
+	why = share_refused_here(orig.ns_fd);
 	if (why) {
 		log(ud, false, "share_namespace: %s: this session gets a namespace of its own",
 		    why);
 		goto unshared;
 	}
-	r = kn_ns_save(&orig);
-	if (r < 0) {
-		r = fail_with(fail, "saving the mount namespace", NULL, r);
-		goto out;
+	{
+		/* apply comes back to the place saved here, not to one of its own */
+		struct ns_apply_opts o = *opts;
+
+		o.saved = &orig;
+		r = ns_apply(plan, &o, sess, fail, log, ud);
 	}
-	r = ns_apply(plan, opts, sess, fail, log, ud);
 	if (r < 0)
 		goto out;
 	r = pin_built(share, opts->user, sess, &orig, fail, log, ud);
