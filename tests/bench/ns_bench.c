@@ -1303,11 +1303,13 @@ static const struct {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
-		   "                [--only SCENARIO]... [--strict] [--no-bounds] [--baseline "
-		   "MODULE]\n"
-		   "scenarios: noinit init tmpfs mounts instances config parallel baseline share\n"
-		   "(share only when named)\n");
+	fprintf(f,
+		"usage: ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]\n"
+		"                [--only SCENARIO]... [--strict] [--no-bounds] [--baseline "
+		"MODULE]\n"
+		"                [--mounts N] (extra mounts of scenarios mounts and share; 3000)\n"
+		"scenarios: noinit init tmpfs mounts instances config parallel baseline share\n"
+		"(share only when named)\n");
 }
 
 int main(int argc, char **argv)
@@ -1321,6 +1323,7 @@ int main(int argc, char **argv)
 		{"strict", no_argument, NULL, 'S'},
 		{"no-bounds", no_argument, NULL, 'B'},
 		{"baseline", required_argument, NULL, 'b'},
+		{"mounts", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -1354,6 +1357,9 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			opt.baseline = optarg;
+			break;
+		case 'm':
+			opt.n_mounts = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'h':
 			usage(stdout);
