@@ -468,7 +468,7 @@ static int cmd_drop(const char *user, bool force)
 			       user, NS_SHARE_DIR, pins[i].uid, pins[i].key, stale);
 			ret = 1;
 		} else {
-			r = ns_share_drop(pins[i].udir, pins[i].key, &st);
+			r = ns_share_drop(pins[i].udir, pins[i].key, &st, true);
 			if (r < 0) {
 				fprintf(stderr, "pam_namespace_check: dropping %s/%u/%s: %s\n",
 					NS_SHARE_DIR, pins[i].uid, pins[i].key, strerror(-r));

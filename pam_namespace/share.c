@@ -642,7 +642,7 @@ int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state 
 	return fd;
 }
 
-int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
+int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st, bool records)
 {
 	char *pin = state_name(base, ".ns"), *state = state_name(base, ".state");
 	int r = 0, k;
@@ -677,7 +677,7 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st)
 	}
 	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
 		r = -errno;
-	{
+	if (records) {
 		struct ns_share_state none = {0};
 
 		k = ns_share_sessions(dir_fd, base, NS_SHARE_SCAN_REMOVE_ALL, &none, NULL);
@@ -844,7 +844,7 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 		if (r < 0) {
 			log(ud, false, "share_namespace: cannot write %s.state (%s): not shared",
 			    sh->where, strerror(-r));
-			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0}, true);
 			r = 1;
 		}
 	}
@@ -852,7 +852,7 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 		int e = -errno;
 
 		if (r == 0)
-			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0});
+			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0}, true);
 		r = fail_with(fail, "entering the new namespace again", NULL, e);
 	}
 out:
@@ -1004,7 +1004,7 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 			goto out;
 		}
 		/* Every session died without closing: start afresh. */
-		r = ns_share_drop(share->dir_fd, key, &st);
+		r = ns_share_drop(share->dir_fd, key, &st, false);
 		if (r < 0)
 			log(ud, false, "share_namespace: dropping the stale pin %s.ns: %s",
 			    share->where, strerror(-r));
@@ -1136,7 +1136,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	 * The tmpdir instances are found by path, as that namespace sees them.
 	 */
 	if (st.n_tmpdirs == 0) {
-		r = ns_share_drop(share->dir_fd, share->key, &st);
+		r = ns_share_drop(share->dir_fd, share->key, &st, false);
 		if (r < 0)
 			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, r);
 		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
@@ -1144,7 +1144,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	}
 	init_ns = kn_ns_open_pid(1);
 	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
-		int k = ns_share_drop(share->dir_fd, share->key, &st);
+		int k = ns_share_drop(share->dir_fd, share->key, &st, false);
 
 		if (k < 0 && r == 0)
 			r = fail_with(fail, "dropping the pin", NS_SHARE_DIR, k);

@@ -124,8 +124,10 @@ int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct
  */
 int ns_share_pin_open(int udir, const char *key, const struct ns_share_state *st);
 /*
- * Unpin KEY, remove its tmpdir instances, its state and its session
- * records. The caller is in the namespace that holds the pin. Returns the
+ * Unpin KEY, remove its tmpdir instances, its state and, with records, its
+ * session records (a caller whose scan under the lock found none alive has
+ * removed them already). tmpdir instances are found by path: the caller is
+ * in the namespace that holds the pin when there are any. Returns the
  * first error.
  */
-int ns_share_drop(int udir, const char *key, const struct ns_share_state *st);
+int ns_share_drop(int udir, const char *key, const struct ns_share_state *st, bool records);

@@ -1018,6 +1018,98 @@ KT_TEST(remove_tree_deep)
 	close(dfd);
 }
 
+/* ---- listing a directory ---- */
+
+struct listed {
+	unsigned n, dots, stop_after;
+	bool seen[600];
+};
+
+static int count_name(const char *name, void *ud)
+{
+	struct listed *l = ud;
+	unsigned i;
+
+	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+		l->dots++;
+		return 0;
+	}
+	if (sscanf(name, "f%u", &i) != 1 || i >= 600 || l->seen[i])
+		return -EUCLEAN;
+	l->seen[i] = true;
+	l->n++;
+	return l->stop_after && l->n == l->stop_after ? 7 : 0;
+}
+
+/* More names than one 4 KiB getdents64 buffer holds: each once, and no dot. */
+KT_TEST(dir_each_lists_every_name_once)
+{
+	struct listed l = {0};
+	char path[PATH_MAX];
+	int dfd;
+
+	kt_mkdir(KT_DIR "/l", 0755, 0, 0);
+	for (unsigned i = 0; i < 600; i++) {
+		snprintf(path, sizeof(path), KT_DIR "/l/f%u-with-a-long-name-to-fill-the-buffer",
+			 i);
+		KT_ASSERT_OK(mknod(path, S_IFREG | 0600, 0));
+	}
+	dfd = open(KT_DIR "/l", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	KT_ASSERT_OK(dfd);
+	KT_ASSERT_KN(kn_dir_each(dfd, count_name, &l), 0);
+	KT_ASSERT_EQ(l.n, 600u);
+	KT_ASSERT_EQ(l.dots, 0u);
+	close(dfd);
+}
+
+/* A callback's stop (> 0) or error (< 0) ends the listing and is returned. */
+KT_TEST(dir_each_stops_where_told)
+{
+	struct listed l = {.stop_after = 3};
+	int dfd;
+
+	kt_mkdir(KT_DIR "/l", 0755, 0, 0);
+	for (unsigned i = 0; i < 10; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), KT_DIR "/l/f%u", i);
+		KT_ASSERT_OK(mknod(path, S_IFREG | 0600, 0));
+	}
+	dfd = open(KT_DIR "/l", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	KT_ASSERT_OK(dfd);
+	KT_ASSERT_KN(kn_dir_each(dfd, count_name, &l), 7);
+	KT_ASSERT_EQ(l.n, 3u);
+	KT_ASSERT_OK(mknod(KT_DIR "/l/bad", S_IFREG | 0600, 0));
+	KT_ASSERT_OK(lseek(dfd, 0, SEEK_SET));
+	l = (struct listed){0};
+	KT_ASSERT_KN(kn_dir_each(dfd, count_name, &l), -EUCLEAN);
+	close(dfd);
+	dfd = open(KT_DIR "/l/f0", O_RDONLY | O_CLOEXEC);
+	KT_ASSERT_KN(kn_dir_each(dfd, count_name, &l), -ENOTDIR);
+	close(dfd);
+}
+
+/* kn_ns_return: back into the saved namespace, root and cwd, without asking where it is. */
+KT_TEST(return_goes_back_without_a_check)
+{
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+	ino_t ns0 = kt_self_ns();
+	char *cwd;
+
+	tree();
+	KT_ASSERT_OK(chdir(A "/b"));
+	KT_ASSERT_KN(kn_ns_save(&saved), 0);
+	KT_ASSERT_KN(kn_ns_enter_new(KN_PROPAGATION_SLAVE), 0);
+	KT_ASSERT(kt_self_ns() != ns0);
+	KT_ASSERT_OK(chdir("/"));
+	KT_ASSERT_KN(kn_ns_return(&saved), 0);
+	KT_ASSERT_EQ(kt_self_ns(), ns0);
+	cwd = cwd_now();
+	KT_ASSERT_MSG(strcmp(cwd, A "/b") == 0, "cwd is %s", cwd);
+	free(cwd);
+	kn_ns_saved_close(&saved);
+}
+
 /* ---- callers with a descriptor table of their own ---- */
 
 struct own_files {
