@@ -75,4 +75,17 @@ assert_status 67 "$rc" "bob's failing session through pam_driver: $out"
 assert_no_file "$SB_OUT/ran" "the command after a failed open"
 assert_no_file /tmp/tmp-inst/bob "bob's /tmp instance, after the failed session"
 assert_eq 1 "$(sandbox_mounts_at /tmp)" "mounts on /tmp in the caller's namespace"
+sb_note "share_namespace: a session that cannot open its namespace, to pin it, gets one of its own"
+sandbox_conf '/tmp      /tmp/tmp-inst/      user:noinit root'
+sandbox_pam_args share_namespace
+sandbox_log_clear
+rc=0
+out=$(denied "$NS_DRIVER" ns-driver alice -- env -u LD_PRELOAD sh -c 'cat /tmp/who') || rc=$?
+assert_status 0 "$rc" "alice's shared session without access to the namespace: $out"
+assert_eq alice "$out" "what alice's session sees in /tmp"
+assert_log_contains "share_namespace: $denied_log: this session gets a namespace of its own" \
+	"the notice of share_namespace"
+pins=$(find /run/pam_namespace -name '*.ns' 2>/dev/null || true)
+assert_eq "" "$pins" "pins left by a session that could not pin"
+sandbox_pam_args
 echo "ok: ns_denied"
