@@ -38,7 +38,8 @@ SB_LOG=$SB_DIR/syslog
 SB_TIMEOUT=${SB_TIMEOUT:-60}
 SB_USERS=(alice:2001 bob:2002 carol:2003)
 # The built programs a test may name; each is copied into the sandbox.
-SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER NS_SSHD NS_BENCH NS_DENY_NSFS)
+SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER NS_SSHD NS_BENCH NS_DENY_NSFS
+	NS_NSS_BROKEN)
 SB_SYSTEM_MODULE_DIRS=(/lib/x86_64-linux-gnu/security /usr/lib/x86_64-linux-gnu/security
 	/lib/security /usr/lib/security)
 

@@ -14,11 +14,17 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
+# The snippet as text: the sandbox covers /tmp, where the tree may lie.
+if [[ -z "${SB_INSIDE:-}" ]]; then
+	snippet=$SB_SOURCE_ROOT/conf/pam_namespace.tmpfiles
+	[[ -f $snippet ]] || fail "no $snippet"
+	NS_TMPFILES_SNIPPET=$(cat "$snippet")
+	export NS_TMPFILES_SNIPPET
+fi
 sandbox_enter "$@"
 command -v systemd-tmpfiles >/dev/null || skip "systemd-tmpfiles is not installed"
-snippet=$SB_SOURCE_ROOT/conf/pam_namespace.tmpfiles
-[[ -f $snippet ]] || fail "no $snippet"
-sed -E 's/ ([0-9]+d)$/ amAM:\1/' "$snippet" >"$SB_DIR/pam_namespace.conf"
+snippet=conf/pam_namespace.tmpfiles
+sed -E 's/ ([0-9]+d)$/ amAM:\1/' <<<"$NS_TMPFILES_SNIPPET" >"$SB_DIR/pam_namespace.conf"
 grep -q 'amAM:10d$' "$SB_DIR/pam_namespace.conf" || fail "no age in $snippet"
 printf 'q /tmp 1777 root root amAM:10d\nq /var/tmp 1777 root root amAM:30d\n' >"$SB_DIR/tmp.conf"
 
