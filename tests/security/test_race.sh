@@ -139,13 +139,17 @@ instances=$(ls -A /tmp/tmp-inst)
 opened=0
 for ((i = 0; i < closes; i++)); do
 	# The attacker outlives the session and swaps until the removal takes
-	# the names away; its count goes to $SB_OUT/close-$i.
+	# the names away; its count goes to $SB_OUT/close-$i. The session ends
+	# once it has seen a swap (/tmp/d a link), not after a fixed time: a
+	# slow start (a sanitizer build, a loaded machine) must not let the
+	# close come first.
 	rc=0
 	sandbox_driver ns-driver alice -- sh -c "
 		mkdir /tmp/d && : >/tmp/d/f && ln -s /srv/victim /tmp/l &&
 		chown -hR 2001:2001 /tmp/d /tmp/l &&
 		{ $attacker 2001 2001 /tmp/d /tmp/l >$SB_OUT/close-$i 2>/dev/null & } &&
-		sleep 0.02" >"$SB_OUT/session-$i" 2>&1 || rc=$?
+		n=0 && while [ ! -L /tmp/d ] && [ \$n -lt 400 ]; do sleep 0.005; n=\$((n + 1)); done &&
+		sleep 0.01" >"$SB_OUT/session-$i" 2>&1 || rc=$?
 	[[ $rc != 0 ]] || opened=$((opened + 1))
 done
 # Every attacker has stopped once its names were removed.
