@@ -5,6 +5,10 @@
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
  *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
+ *            [--mounts N]
+ *
+ * --mounts sets how many extra mounts scenarios mounts and share add to the
+ * caller's namespace (3,000).
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
