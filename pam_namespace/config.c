@@ -5,7 +5,6 @@
  * once with file:line:column. It fails closed: a bad line is an error
  * unless ignore_config_error says to skip it.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,6 +16,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "kernel.h"
 #include "naming.h"
 #include "ns-build.h"
 
@@ -1072,42 +1072,31 @@ static int add_dropin(const char *dir, const char *name, struct dropin **list, s
 	return 0;
 }
 
-/*
- * getdents64() on the descriptor rather than fdopendir(), whose fstat and
- * two fcntl calls every session would pay for a directory that is most
- * often empty.
- */
+struct dropin_listing {
+	const char *dir;
+	struct dropin **list;
+	size_t *n, *cap;
+};
+
+static int list_one_dropin(const char *name, void *ud)
+{
+	struct dropin_listing *l = ud;
+
+	return add_dropin(l->dir, name, l->list, l->n, l->cap);
+}
+
+/* By kn_dir_each(): getdents64(), no fdopendir() for a directory most often empty. */
 static int list_dropins(const char *dir, struct dropin **list, size_t *n, size_t *cap)
 {
-	union {
-		struct dirent64 align;
-		char bytes[4096];
-	} buf;
-	int fd, r = 0;
+	struct dropin_listing l = {.dir = dir, .list = list, .n = n, .cap = cap};
+	int fd, r;
 
 	if (!dir)
 		return 0;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
-	for (;;) {
-		ssize_t got = getdents64(fd, buf.bytes, sizeof(buf.bytes));
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			r = -errno;
-		if (got <= 0)
-			break;
-		for (ssize_t off = 0; off < got && r == 0;) {
-			const struct dirent64 *de = (const struct dirent64 *)(buf.bytes + off);
-
-			r = add_dropin(dir, de->d_name, list, n, cap);
-			off += de->d_reclen;
-		}
-		if (r < 0)
-			break;
-	}
+	r = kn_dir_each(fd, list_one_dropin, &l);
 	close(fd);
 	return r;
 }
