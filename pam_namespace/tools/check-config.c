@@ -91,22 +91,19 @@ static void check_lists(struct checker *c, const struct ns_rule *r)
 	}
 }
 
-/* The line alone, applying to everyone, planned for a made-up user. */
-static int probe(const struct ns_rule *r, const struct ns_setup *setup, const char *name,
+/*
+ * The line alone (one: a copy with its list cleared, so that it applies to
+ * everyone; the plan points into it), planned for a made-up user.
+ */
+static int probe(const struct ns_rule *one, const struct ns_setup *setup, const char *name,
 		 struct ns_diag *diag, struct ns_plan *plan)
 {
-	struct ns_rule one = *r;
-	struct ns_config cfg = {.rules = &one, .n_rules = 1};
+	struct ns_config cfg = {.rules = (struct ns_rule *)one, .n_rules = 1};
 	struct ns_lookup lookup = ck_lookup();
 	char *home = ck_fmt("/nonexistent/%s", name);
 	struct ns_user u = {.name = name, .uid = 65534, .gid = 65534, .home = home};
 	int k;
 
-	one.users = NULL;
-	one.n_users = 0;
-	one.users_only = false;
-	one.selectors = NULL;
-	one.n_selectors = 0;
 	k = ns_plan_build(plan, &cfg, &u, &lookup, &setup->plan_opts, diag);
 	free(home);
 	return k;
@@ -127,14 +124,20 @@ void ck_config_disk(struct checker *c, const struct ns_config *cfg, const struct
 			       "no active entry: the module changes nothing for any session");
 	for (size_t i = 0; i < cfg->n_rules; i++) {
 		const struct ns_rule *r = &cfg->rules[i];
+		struct ns_rule one = *r;
 		struct ns_plan a = {0}, b = {0};
 		unsigned parts = 0;
 
 		check_lists(c, r);
+		one.users = NULL;
+		one.n_users = 0;
+		one.users_only = false;
+		one.selectors = NULL;
+		one.n_selectors = 0;
 		/* Errors of the line itself (create's owner...) are reported by the first probe. */
-		if (probe(r, setup, "pam-ns-check-probe-a", &c->diag, &a) == 0 &&
-		    probe(r, setup, "pam-ns-check-probe-b", &silent, &b) == 0 && a.n_entries == 1 &&
-		    b.n_entries == 1) {
+		if (probe(&one, setup, "pam-ns-check-probe-a", &c->diag, &a) == 0 &&
+		    probe(&one, setup, "pam-ns-check-probe-b", &silent, &b) == 0 &&
+		    a.n_entries == 1 && b.n_entries == 1) {
 			const struct ns_plan_entry *e = &a.entries[0], *f = &b.entries[0];
 
 			if (same(e->polydir, f->polydir))

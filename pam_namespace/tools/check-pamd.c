@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "selinux.h"
 
 /* libpam stops at this depth too (PAM_SUBSTACK_MAX_LEVEL). */
 #define MAX_DEPTH 16
@@ -332,8 +333,10 @@ static int load_service(struct pamd *p, const char *service, char **ret_file)
 	*ret_file = NULL;
 	if (!path) {
 		ns_diag_report(&p->c->diag, NS_WARNING, NULL, 0, 0,
-			       "no %s/%s%s%s: libpam uses the service \"other\"", p->dir, service,
-			       p->vendor_dir ? " nor " : "", p->vendor_dir ? p->vendor_dir : "");
+			       "no %s/%s%s%s%s%s: libpam uses the service \"other\"", p->dir,
+			       service, p->vendor_dir ? " nor " : "",
+			       p->vendor_dir ? p->vendor_dir : "", p->vendor_dir ? "/" : "",
+			       p->vendor_dir ? service : "");
 		service = "other";
 		path = find_file(p, service);
 	}
@@ -488,10 +491,20 @@ static void check_session(struct pamd *p, const char *service)
 	}
 	char *a = args_text(first);
 
-	printf("%s: pam_namespace runs %u time%s at session open, first %s:%u, arguments: %s\n",
-	       service, runs, runs == 1 ? "" : "s", first->file, first->line, *a ? a : "(none)");
+	if (runs == 1)
+		printf("%s: pam_namespace runs once at session open, at %s:%u, arguments: %s\n",
+		       service, first->file, first->line, *a ? a : "(none)");
+	else
+		printf("%s: pam_namespace runs %u times at session open (the second and later "
+		       "do nothing), first at %s:%u, arguments: %s\n",
+		       service, runs, first->file, first->line, *a ? a : "(none)");
 	free(a);
-	if (selinux_open_after)
+	/* Without SELinux there is no exec context to wait for: only say it. */
+	if (selinux_open_after && !ns_selinux_enabled())
+		printf("%s: pam_namespace runs before \"pam_selinux.so open\" (no matter while "
+		       "SELinux is off)\n",
+		       service);
+	else if (selinux_open_after)
 		ns_diag_report(&p->c->diag, NS_WARNING, first->file, first->line, 0,
 			       "pam_namespace runs before \"pam_selinux.so open\": the session has "
 			       "no SELinux exec context yet, so context and level lines fall back "
