@@ -198,6 +198,15 @@ static void take_line(struct pamd *p, const char *path, unsigned lineno, char *t
 	char *arg;
 
 	while ((arg = next_token(&pos))) {
+		/* "[a b]" is the one argument "a b". */
+		size_t n = strlen(arg);
+
+		if (arg[0] == '[') {
+			memmove(arg, arg + 1, n);
+			n--;
+			if (n && arg[n - 1] == ']')
+				arg[n - 1] = '\0';
+		}
 		char **a = realloc(m.argv, (m.argc + 2) * sizeof(*a));
 
 		if (!a)
