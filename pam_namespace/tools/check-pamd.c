@@ -48,6 +48,7 @@ struct pamd {
 	const char *dir, *vendor_dir, *module_dir;
 	struct stack st;
 	bool broken; /* libpam would refuse the whole service */
+	struct ck_service_run *run;
 };
 
 static void mod_line_free(struct mod_line *m)
@@ -365,7 +366,9 @@ static void stack_free(struct stack *st)
 static bool user_manager_shares(const struct pamd *p)
 {
 	struct checker quiet = {.quiet = true};
+	struct ck_service_run run = {0};
 	struct pamd q = {.c = &quiet,
+			 .run = &run,
 			 .dir = p->dir,
 			 .vendor_dir = p->vendor_dir,
 			 .module_dir = p->module_dir};
@@ -383,7 +386,29 @@ static bool user_manager_shares(const struct pamd *p)
 	stack_free(&q.st);
 	free(file);
 	free(quiet.first_error);
+	ck_service_run_free(&run);
 	return found;
+}
+
+/* For --user: the arguments the session's module is given. */
+static void keep_args(struct ck_service_run *run, const struct mod_line *m)
+{
+	run->runs = true;
+	run->argv = calloc(m->argc + 1, sizeof(*run->argv));
+	if (!run->argv)
+		ck_out_of_memory();
+	for (int i = 0; i < m->argc; i++)
+		if (!(run->argv[i] = strdup(m->argv[i])))
+			ck_out_of_memory();
+	run->argc = m->argc;
+}
+
+void ck_service_run_free(struct ck_service_run *run)
+{
+	for (int i = 0; i < run->argc; i++)
+		free(run->argv[i]);
+	free(run->argv);
+	*run = (struct ck_service_run){0};
 }
 
 /* The module's own argument parser, its messages put on the line. */
@@ -478,6 +503,7 @@ static void check_session(struct pamd *p, const char *service)
 		if (!first) {
 			first = m;
 			check_args(p, m, &args);
+			keep_args(p->run, m);
 			shares = args.share_namespace;
 			continue;
 		}
@@ -531,10 +557,11 @@ static void check_session(struct pamd *p, const char *service)
 }
 
 int ck_service(struct checker *c, const char *service, const char *pamd_dir, const char *vendor_dir,
-	       const char *module_dir)
+	       const char *module_dir, struct ck_service_run *ret_run)
 {
 	struct pamd p = {
 		.c = c,
+		.run = ret_run,
 		.dir = pamd_dir,
 		.vendor_dir = vendor_dir,
 		.module_dir = module_dir,

@@ -138,7 +138,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 	}
 	/* One mode at a time; JSON is for the configuration and one user's plan. */
 	if (optind != argc || (o->args.config_dir && (o->main_file || o->conf_d)) ||
-	    (!!o->user + o->all_users + !!o->service) > 1 ||
+	    (!!o->user + o->all_users) > 1 || (o->all_users && o->service) ||
 	    (o->json && (o->all_users || o->service)) || (o->pam_dir && !o->service)) {
 		usage(stderr);
 		return 2;
@@ -147,6 +147,20 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 					     .share_namespace = o->args.share_namespace,
 					     .mount_private = o->args.mount_private};
 	return -1;
+}
+
+/*
+ * --user with --service: the arguments on the service's line, as the
+ * module parses them, added to those of the command line.
+ */
+static void use_module_args(struct checker *c, struct cmdline *o, const struct ck_service_run *run)
+{
+	struct ns_diag none = {0};
+
+	(void)ns_args_parse(&o->args, run->argc, (const char **)run->argv, &none);
+	c->ignore_instance_parent_mode |= o->args.ignore_instance_parent_mode;
+	o->user_opts.share_namespace = o->args.share_namespace;
+	o->user_opts.mount_private = o->args.mount_private;
 }
 
 /* The SELinux boolean: not an error of the files, but every user's session would fail. */
@@ -183,6 +197,8 @@ int main(int argc, char **argv)
 	char *diags = NULL, *entries = NULL;
 	size_t diags_len = 0, entries_len = 0;
 	FILE *json_entries = NULL;
+	struct ck_service_run run = {0};
+	bool service_failed = false;
 	mode_t mask;
 	int r;
 
@@ -191,6 +207,20 @@ int main(int argc, char **argv)
 	r = parse_cmdline(argc, argv, &o, &c);
 	if (r >= 0)
 		return r;
+	if (o.json) {
+		c.json = open_memstream(&diags, &diags_len);
+		json_entries = open_memstream(&entries, &entries_len);
+		if (!c.json || !json_entries)
+			ck_out_of_memory();
+	}
+	/* The stack first: with --user, the session is planned with its module's arguments. */
+	if (o.service) {
+		service_failed = ck_service(&c, o.service, o.pam_dir ? o.pam_dir : "/etc/pam.d",
+					    o.pam_dir ? NULL : NS_PAM_VENDOR_DIR, NS_PAM_MODULE_DIR,
+					    &run) < 0;
+		if (run.runs && o.user)
+			use_module_args(&c, &o, &run);
+	}
 
 	/* The module plans with the umask its application has; here, the caller's. */
 	mask = umask(0);
@@ -203,27 +233,20 @@ int main(int argc, char **argv)
 		setup.paths.conf_d = o.conf_d;
 		setup.paths.no_vendor = true;
 	}
-	if (o.json) {
-		c.json = open_memstream(&diags, &diags_len);
-		json_entries = open_memstream(&entries, &entries_len);
-		if (!c.json || !json_entries)
-			ck_out_of_memory();
-	}
-
 	r = ns_config_load(&cfg, &setup.paths, setup.config_flags, &c.diag);
-	if (r == 0 && o.service)
-		r = ck_service(&c, o.service, o.pam_dir ? o.pam_dir : "/etc/pam.d",
-			       o.pam_dir ? NULL : NS_PAM_VENDOR_DIR, NS_PAM_MODULE_DIR);
+	if (r == 0 && o.user && o.service && !run.runs)
+		printf("%s: %s's sessions of %s keep their namespace: its stack does not run "
+		       "pam_namespace\n",
+		       o.user, o.user, o.service);
 	else if (r == 0 && o.user)
 		r = ck_user(&c, &cfg, &setup, o.user, &o.user_opts, json_entries);
-	else if (r == 0)
+	else if (r == 0 && !o.service)
 		ck_config_disk(&c, &cfg, &setup);
 	if (r == 0 && o.all_users)
 		(void)ck_all_users(&c, &cfg, &setup);
-	if (!o.service)
-		check_selinux_boolean(&c, &cfg);
+	check_selinux_boolean(&c, &cfg);
 
-	bool ok = r == 0 && c.diag.n_errors == 0;
+	bool ok = r == 0 && !service_failed && c.diag.n_errors == 0;
 
 	if (o.json) {
 		fclose(c.json);
@@ -235,6 +258,7 @@ int main(int argc, char **argv)
 	}
 	ns_config_free(&cfg);
 	ns_setup_free(&setup);
+	ck_service_run_free(&run);
 	free(diags);
 	free(entries);
 	return ok ? 0 : 1;

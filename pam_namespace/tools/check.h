@@ -73,5 +73,11 @@ int ck_all_users(struct checker *c, const struct ns_config *cfg, const struct ns
  * wrong around it. module_dir resolves relative module paths. Returns 0, or
  * -1 when the service would refuse logins.
  */
+struct ck_service_run {
+	bool runs;   /* the session stack runs the module */
+	char **argv; /* the first run's arguments, NULL-terminated */
+	int argc;
+};
 int ck_service(struct checker *c, const char *service, const char *pamd_dir, const char *vendor_dir,
-	       const char *module_dir);
+	       const char *module_dir, struct ck_service_run *ret_run);
+void ck_service_run_free(struct ck_service_run *run);

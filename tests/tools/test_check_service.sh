@@ -75,6 +75,26 @@ assert_not_contains "$out" "warning" "no warning for one run"
 out=$(sandbox_su alice 'findmnt -n -o SOURCE /tmp') || fail "su - alice: $out"
 assert_contains "$out" "tmp-inst/alice" "su - alice has her /tmp instance"
 
+sb_note "--user with --service: the plan only where the stack runs the module, with its arguments"
+service login --user alice
+assert_status 0 "$rc" "--service login --user alice: $out"
+assert_contains "$out" "alice: alice's sessions of login keep their namespace: its stack does not run pam_namespace" \
+	"login does not run it"
+assert_not_contains "$out" "instance:" "no plan for login"
+service su-l --user alice
+assert_status 0 "$rc" "--service su-l --user alice: $out"
+assert_contains "$out" "instance:        /tmp/tmp-inst/alice" "the plan for su -"
+chmod 0755 /tmp/tmp-inst
+service su-l --user alice
+assert_status 1 "$rc" "a parent 0755: $out"
+sed -i "\$s/\$/ ignore_instance_parent_mode/" "$pamd/su"
+service su-l --user alice
+assert_status 0 "$rc" "a parent 0755, with ignore_instance_parent_mode on the line: $out"
+assert_contains "$out" "accepted: ignore_instance_parent_mode" "the line's argument used"
+out=$(sandbox_su alice 'findmnt -n -o SOURCE /tmp') || fail "su - alice, relaxed: $out"
+chmod 000 /tmp/tmp-inst
+sed -i "\$s/ ignore_instance_parent_mode\$//" "$pamd/su"
+
 sb_note "double stacking: the line in su and in su-l"
 printf '%s unmount_on_close\n' "$line" >>"$pamd/su-l"
 m=$(wc -l <"$pamd/su-l")
