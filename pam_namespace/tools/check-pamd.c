@@ -458,18 +458,44 @@ static void check_other_types(struct pamd *p)
 	}
 }
 
-/* Missing module files: libpam fails a line whose module it cannot load, "-" excepted. */
-static void check_module_files(struct pamd *p, const struct mod_line *m)
+/*
+ * Missing module files: libpam fails a line whose module it cannot load,
+ * "-" excepted, where the line is skipped. Returns whether the file is there.
+ */
+static bool check_module_file(struct pamd *p, const struct mod_line *m)
 {
+	bool found;
+
 	char *path = m->module[0] == '/' ? ck_fmt("%s", m->module)
 					 : ck_fmt("%s/%s", p->module_dir, m->module);
 
-	if (!m->silent && access(path, F_OK) < 0)
+	found = access(path, F_OK) == 0;
+	if (!m->silent && !found)
 		ns_diag_report(&p->c->diag, must_succeed(m) ? NS_ERROR : NS_WARNING, m->file,
 			       m->line, 0, "module %s: %s%s", path, strerror(errno),
 			       must_succeed(m) ? ": libpam fails every session of this service"
 					       : "");
 	free(path);
+	return found;
+}
+
+/*
+ * A control that jumps ([success=2 ...]) may skip that many of the lines
+ * after it in the stack (includes are flattened, as libpam flattens them):
+ * the longest jump it has.
+ */
+static unsigned long jump_length(const struct mod_line *m)
+{
+	unsigned long longest = 0;
+
+	for (const char *s = strchr(m->control, '='); s; s = strchr(s + 1, '='))
+		if (s[1] >= '1' && s[1] <= '9') {
+			unsigned long n = strtoul(s + 1, NULL, 10);
+
+			if (n > longest)
+				longest = n;
+		}
+	return longest;
 }
 
 /*
@@ -482,6 +508,8 @@ static void check_session(struct pamd *p, const char *service)
 	const struct mod_line *first = NULL;
 	struct ns_args args = {0};
 	bool selinux_open_after = false, systemd_after = false, shares = false;
+	const struct mod_line *jump = NULL, *longest = NULL;
+	size_t index = 0, reach = 0;
 	unsigned runs = 0;
 
 	printf("%s: session stack\n", service);
@@ -492,13 +520,22 @@ static void check_session(struct pamd *p, const char *service)
 		if (m->type != T_SESSION)
 			continue;
 		print_line(m);
-		check_module_files(p, m);
+		index++;
+		if (!check_module_file(p, m))
+			continue;
 		if (strcmp(b, "pam_selinux.so") == 0 && first && !has_arg(m, "close"))
 			selinux_open_after = true;
 		if (strcmp(b, "pam_systemd.so") == 0 && first)
 			systemd_after = true;
-		if (!is_ours(m))
+		if (!is_ours(m)) {
+			if (jump_length(m) && index + jump_length(m) > reach) {
+				reach = index + jump_length(m);
+				longest = m;
+			}
 			continue;
+		}
+		if (!first && reach >= index)
+			jump = longest;
 		runs++;
 		if (!first) {
 			first = m;
@@ -534,6 +571,11 @@ static void check_session(struct pamd *p, const char *service)
 		       "do nothing), first at %s:%u, arguments: %s\n",
 		       service, runs, first->file, first->line, *a ? a : "(none)");
 	free(a);
+	if (jump)
+		printf("%s: %s:%u jumps (%s): where it does, a run of pam_namespace after it may "
+		       "be "
+		       "skipped\n",
+		       service, jump->file, jump->line, jump->control);
 	/* Without SELinux there is no exec context to wait for: only say it. */
 	if (selinux_open_after && !ns_selinux_enabled())
 		printf("%s: pam_namespace runs before \"pam_selinux.so open\" (no matter while "

@@ -196,6 +196,18 @@ service su
 assert_contains "$out" "$pamd/su:$(wc -l <"$pamd/su"): warning: module arguments: 1 the module does not know" \
 	"an unknown argument"
 
+sb_note "a jump over the line is pointed out, Debian's [default=1] over pam_deny is not"
+reset
+printf '%s\n' "$line" >>"$pamd/common-session"
+service login
+assert_not_contains "$out" "jumps" "common-session's own jump"
+sed -i "/pam_systemd.so/i session [success=2 default=ignore] pam_succeed_if.so user = alice" \
+	"$pamd/common-session"
+service login
+assert_contains "$out" "login: $pamd/common-session:" "the jump's line"
+assert_contains "$out" "jumps ([success=2 default=ignore]): where it does, a run of pam_namespace after it may be skipped" \
+	"the jump"
+
 sb_note "--pam-dir: stacks in a directory of one's own, no vendor directory"
 mkdir -m 0755 "$SB_DIR/alt"
 printf 'session [success=ok default=bad] \\\n  %s  [debug]  # a comment\n@include more\n' \
