@@ -121,6 +121,13 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 	fd = kn_open_dir(e->instance_parent, NULL);
 	if (fd == -ENOENT) {
 		gfd = kn_open_parent(e->instance_parent, &name, NULL);
+		/* Right under a polydir that create makes first: one mkdir away then. */
+		if (gfd == -ENOENT && e->create_polydir &&
+		    ns_path_inside(e->instance_parent, e->polydir) &&
+		    strlen(e->instance_parent) > strlen(e->polydir) &&
+		    !strchr(e->instance_parent + strlen(e->polydir) + 1, '/'))
+			return ck_fmt("missing: would be created after the polydir, owner root, "
+				      "mode 0000");
 		if (gfd == -ENOENT) {
 			v->would_fail = true;
 			ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,

@@ -70,6 +70,12 @@ sandbox_conf "/tmp /tmp/inst/ user root"
 fine "missing parent, one mkdir away"
 assert_eq "0 root" "$(stat -c '%a %U' /tmp/inst)" "the parent the module made"
 
+sb_note "... or the polydir, when create makes it first"
+sandbox_conf "/tmp/made /tmp/made/.inst/ user:create root"
+fine "parent under a polydir create makes"
+assert_eq "0 root" "$(stat -c '%a %U' /tmp/made/.inst)" "the parent under the new polydir"
+rm -rf /tmp/made
+
 sb_note "an instance prefix without its trailing slash"
 sandbox_conf "/tmp /tmp/tmp-inst user root"
 found_then_refused "no trailing slash" \
@@ -102,9 +108,9 @@ found_then_refused "iscript owned by alice" \
 sandbox_private_tmp root
 
 sb_note "a polydir that does not exist, without create"
-sandbox_conf "/srv/none /tmp/tmp-inst/ user root"
+sandbox_conf "/tmp/none /tmp/tmp-inst/ user root"
 found_then_refused "missing polydir" \
-	"$conf:1: error: polydir /srv/none does not exist and the line has no create flag"
+	"$conf:1: error: polydir /tmp/none does not exist and the line has no create flag"
 
 sb_note "a namespace.d file others can write"
 sandbox_private_tmp root
