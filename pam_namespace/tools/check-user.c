@@ -165,8 +165,9 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 		/* "/tmp/tmp-inst" for "/tmp/tmp-inst/": the instances land in /tmp itself. */
 		char *hint = len && prefix[len - 1] != '/'
 				     ? ck_fmt(" (the instance prefix %s has no trailing slash, so "
-					      "the instances are %s; did you mean %s/?)",
-					      prefix, e->instance, prefix)
+					      "the instances are made right in %s; did you mean "
+					      "%s/?)",
+					      prefix, e->instance_parent, prefix)
 				     : ck_fmt("%s", "");
 
 		v->would_fail = true;
