@@ -590,6 +590,10 @@ int ck_user(struct checker *c, const struct ns_config *cfg, const struct ns_setu
 		       user);
 	for (size_t i = 0; !json_entries && i < plan.n_entries; i++)
 		print_entry_text(&plan.entries[i], &views[i]);
+	if (!json_entries && plan.n_entries && !(o && o->service))
+		printf("(in the sessions of a service whose stack runs pam_namespace; "
+		       "--service NAME --user %s checks one)\n",
+		       user);
 	views_free(views, plan.n_entries);
 	ns_plan_free(&plan);
 	return 0;

@@ -161,6 +161,7 @@ static void use_module_args(struct checker *c, struct cmdline *o, const struct c
 	c->ignore_instance_parent_mode |= o->args.ignore_instance_parent_mode;
 	o->user_opts.share_namespace = o->args.share_namespace;
 	o->user_opts.mount_private = o->args.mount_private;
+	o->user_opts.service = true;
 }
 
 /* The SELinux boolean: not an error of the files, but every user's session would fail. */

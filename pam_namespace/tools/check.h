@@ -52,6 +52,7 @@ struct ck_user_opts {
 	bool json;
 	bool share_namespace;
 	bool mount_private;
+	bool service; /* planned for the stack of --service */
 };
 /* json_entries: write the entries there as JSON array members instead of printing text. */
 int ck_user(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup,
