@@ -49,6 +49,7 @@ struct pamd {
 	struct stack st;
 	bool broken; /* libpam would refuse the whole service */
 	struct ck_service_run *run;
+	const char *open_files[MAX_DEPTH + 2]; /* the files being read, outermost first */
 };
 
 static void mod_line_free(struct mod_line *m)
@@ -245,6 +246,17 @@ static int load_file(struct pamd *p, const char *name, enum pam_type want, unsig
 		return -ELOOP;
 	}
 	path = find_file(p, name);
+	/* libpam would go round until its depth limit and then fail: say why at once. */
+	for (unsigned i = 0; path && i < depth; i++)
+		if (strcmp(p->open_files[i], path) == 0) {
+			ns_diag_report(&p->c->diag, NS_ERROR, NULL, 0, 0,
+				       "%s includes itself (included from %s): libpam fails this "
+				       "service",
+				       path, via ? via : "");
+			p->broken = true;
+			free(path);
+			return -ELOOP;
+		}
 	f = path ? fopen(path, "re") : NULL;
 	if (!f) {
 		int k = path ? -errno : -ENOENT;
@@ -257,6 +269,7 @@ static int load_file(struct pamd *p, const char *name, enum pam_type want, unsig
 		free(path);
 		return k;
 	}
+	p->open_files[depth] = path;
 	while (getline(&buf, &cap, f) >= 0) {
 		char *hash = strchr(buf, '#');
 		size_t n;
@@ -451,7 +464,7 @@ static void check_other_types(struct pamd *p)
 			continue;
 		ns_diag_report(&p->c->diag, must_succeed(m) ? NS_ERROR : NS_WARNING, m->file,
 			       m->line, 0,
-			       "pam_namespace is a session module only: as a %s module libpam "
+			       "pam_namespace is a session module only: in the %s stack libpam "
 			       "finds no function in it%s",
 			       type_names[m->type],
 			       must_succeed(m) ? ", and this line fails every login" : "");

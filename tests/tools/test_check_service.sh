@@ -189,6 +189,11 @@ printf -- '-session required /nonexistent/pam_namespace.so\n' >>"$pamd/su"
 service su
 assert_status 0 "$rc" "a missing module with -: $out"
 
+printf 'session include su\n' >>"$pamd/su"
+service su-l
+assert_status 1 "$rc" "a loop: $out"
+assert_contains "$out" "error: $pamd/su includes itself (included from $pamd/su:" "a loop"
+
 sb_note "module arguments: the module's parser, on the line"
 reset
 printf '%s frobnicate\n' "$line" >>"$pamd/su"
