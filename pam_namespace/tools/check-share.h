@@ -2,6 +2,8 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <sys/types.h>
 
 #include "plan.h"
 
@@ -15,3 +17,16 @@ int ns_check_share_main(int argc, char **argv);
  */
 void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
 			 bool ignore_parent_mode);
+
+/* How long --drop waits for the user's lock by default (--timeout). */
+#define NS_CHECK_DROP_TIMEOUT_S 10
+
+/*
+ * s as a JSON string, quotes included: '"', '\\' and control characters
+ * escaped, valid UTF-8 as it is, each byte that is not UTF-8 as U+FFFD.
+ */
+void ns_check_json_string(FILE *out, const char *s);
+/* s for a line of text: bytes up to and including space, '\\' and DEL as \ooo (as mountinfo). */
+void ns_check_text_escaped(FILE *out, const char *s);
+/* A uid in decimal: 0, -EINVAL if not a number, -ERANGE if not a uid. */
+int ns_check_parse_uid(const char *s, uid_t *ret);
