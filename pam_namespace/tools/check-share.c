@@ -244,11 +244,20 @@ void ns_check_json_string(FILE *out, const char *s)
 
 void ns_check_text_escaped(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
-		if (*p <= ' ' || *p == '\\' || *p == 0x7f)
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	while (*p) {
+		size_t len = utf8_len(p);
+
+		/* C1 controls (U+0080 to U+009F) too: some terminals act on them */
+		if (len == 0 || (len == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			len = 0;
+		if (len == 0 || *p <= ' ' || *p == '\\' || *p == 0x7f)
 			fprintf(out, "\\%03o", *p);
 		else
-			fputc(*p, out);
+			fwrite(p, 1, len, out);
+		p += len ? len : 1;
+	}
 }
 
 /* --- the mounts of a pinned namespace --- */

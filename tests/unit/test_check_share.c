@@ -225,6 +225,10 @@ static void test_text_escaped(void **state)
 	t = text_of("a b\\c\nd\te\x7f\xc3\xa9");
 	assert_string_equal(t, "a\\040b\\134c\\012d\\011e\\177\xc3\xa9");
 	free(t);
+	/* not UTF-8, and C1 controls (U+009B is CSI to some terminals): escaped */
+	t = text_of("a\xff\xc3\xa9\xc2\x9b[2J\xe2\x82");
+	assert_string_equal(t, "a\\377\xc3\xa9\\302\\233[2J\\342\\202");
+	free(t);
 	/* a source that would start a line of its own */
 	t = text_of("x\nalice (uid 0), key 0: 1 session open");
 	assert_null(strchr(t, '\n'));
