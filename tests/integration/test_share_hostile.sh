@@ -190,10 +190,10 @@ done
 
 sb_note "a user named \"2001\": --drop 2001 means uid 2001"
 printf '2001:x:2004:2004::/home/carol:/bin/sh\n' >>"$SB_DIR/etc/passwd"
-hold n1 alice 'true'
+hold n1 alice 'echo $$ >'"$sig"'/n1.pid'
 # SIGKILL the session's PAM client (valgrind's process under --setup
 # valgrind, whose log then ends without a summary and goes), then its command
-body=$(pgrep -n -f "n1.go")
+body=$(cat "$sig/n1.pid")
 client=$(ps -o ppid= -p "$body" | tr -d ' ')
 kill -KILL "$client" "$body"
 var=pid_n1
