@@ -2,14 +2,15 @@
 /*
  * pam_namespace_check --shared, --enter and --drop: what an administrator
  * needs for share_namespace (share.h). Pins are checked exactly as the
- * module checks them before it joins one.
+ * module checks them before it joins one. What is printed comes partly
+ * from users (a mount's source and mount point) and is escaped; the
+ * user's lock is waited for a bounded time, as its holder may be stopped.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <libmount.h>
-#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,8 +185,7 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 
 /* --- escaping: every string printed comes from a file or a mount a user may name --- */
 
-/* The length of the valid UTF-8 sequence at s (RFC 3629: no overlong, surrogate, > U+10FFFF), or 0.
- */
+/* The length of the UTF-8 sequence at s, 0 if invalid (RFC 3629: overlong, surrogate, too big). */
 static size_t utf8_len(const unsigned char *s)
 {
 	unsigned char c = s[0];
