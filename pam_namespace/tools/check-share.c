@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check-share.h"
+#include "escape.h"
 #include "kernel.h"
 #include "share.h"
 
@@ -181,83 +182,6 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 	*ret = pins;
 	*ret_n = n;
 	return 0;
-}
-
-/* --- escaping: every string printed comes from a file or a mount a user may name --- */
-
-/* The length of the UTF-8 sequence at s, 0 if invalid (RFC 3629: overlong, surrogate, too big). */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0];
-	size_t len, i;
-	unsigned long cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	for (i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) /* also stops at the NUL */
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
-void ns_check_json_string(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	fputc('"', out);
-	while (*p) {
-		size_t len = utf8_len(p);
-
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(out, "\\u%04x", *p);
-		else if (len == 0)
-			fputs("\\ufffd", out); /* not UTF-8: JSON cannot carry the byte */
-		else
-			fwrite(p, 1, len, out);
-		p += len ? len : 1;
-	}
-	fputc('"', out);
-}
-
-void ns_check_text_escaped(FILE *out, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	while (*p) {
-		size_t len = utf8_len(p);
-
-		/* C1 controls (U+0080 to U+009F) too: some terminals act on them */
-		if (len == 0 || (len == 2 && p[0] == 0xc2 && p[1] < 0xa0))
-			len = 0;
-		if (len == 0 || *p <= ' ' || *p == '\\' || *p == 0x7f)
-			fprintf(out, "\\%03o", *p);
-		else
-			fwrite(p, 1, len, out);
-		p += len ? len : 1;
-	}
 }
 
 /* --- the mounts of a pinned namespace --- */

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <stdbool.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "plan.h"
@@ -21,15 +20,5 @@ void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user,
 /* How long --drop waits for the user's lock by default (--timeout). */
 #define NS_CHECK_DROP_TIMEOUT_S 10
 
-/*
- * s as a JSON string, quotes included: '"', '\\' and control characters
- * escaped, valid UTF-8 as it is, each byte that is not UTF-8 as U+FFFD.
- */
-void ns_check_json_string(FILE *out, const char *s);
-/*
- * s for a line of text: bytes up to and including space, '\\', DEL, C1
- * controls and bytes that are not UTF-8 as \ooo (as mountinfo writes them).
- */
-void ns_check_text_escaped(FILE *out, const char *s);
 /* A uid in decimal: 0, -EINVAL if not a number, -ERANGE if not a uid. */
 int ns_check_parse_uid(const char *s, uid_t *ret);

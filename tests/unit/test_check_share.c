@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "check-share.h"
+#include "escape.h"
 
 static char *json_of(const char *s)
 {
