@@ -54,9 +54,8 @@ int kn_flock_timeout(int fd, int op, unsigned timeout_ms)
 
 		if (flock(fd, op | LOCK_NB) == 0)
 			return 0;
-		if (errno == EINTR)
-			continue;
-		if (errno != EWOULDBLOCK)
+		/* EINTR too is retried within the deadline, never past it */
+		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
 		left = deadline - now_ns();
 		if (left <= 0)
