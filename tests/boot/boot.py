@@ -9,8 +9,11 @@
 # cron job, systemd-tmpfiles-clean, a reboot. shared: one boot of an image
 # whose module line has share_namespace (issue 15); the console login, ssh
 # logins and a systemd --user service share one namespace, and its pin is
-# gone after the last logout. Each check prints one PASS or FAIL line; any
-# FAIL makes the exit status 1. qemu is killed by its pid on any way out.
+# gone after the last logout; then a helper unit failing on an unsafe
+# parent, and the package's life (the plain pam-auth-update profile, an
+# upgrade, a refused and a real removal) with logins at each step. Each
+# check prints one PASS or FAIL line; any FAIL makes the exit status 1.
+# qemu is killed by its pid on any way out.
 #
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 
