@@ -5,8 +5,15 @@
 # kernel allows it, a private PID namespace) in which throwaway copies of
 # /etc/passwd, /etc/group, /etc/shadow, /etc/pam.d and /etc/security are
 # bind-mounted over the real ones and tmpfs covers /tmp, /var/tmp, /home,
-# /run, /var/log and /dev. Nothing done inside reaches the host, and
+# /run, /var/log, /srv and /dev. Nothing done inside reaches the host, and
 # everything inside ends with the test.
+#
+# So a test writes only where a tmpfs covers: a directory it needs outside
+# /tmp (a root-owned instance parent others cannot write, a victim of an
+# attack) goes under /srv, a path it only names (a polydir that must not
+# exist) is never made. A directory made at the host's / outlives the
+# sandbox, since / itself is the host's; tests/run fails a run that
+# changed / or the mount table (tests/lib/host_state.sh).
 #
 # A test sources this file and calls sandbox_enter "$@" first: outside the
 # namespace that re-executes the test inside it (or exits 77 when it cannot);
@@ -226,6 +233,11 @@ sb_setup() {
 	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-tmp /tmp
 	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-vartmp /var/tmp
 	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-home /home
+	# Root's own directories for tests, writable by root alone: only a
+	# directory that exists is covered (Debian's base-files ships /srv),
+	# since making one at the host's / would outlive the test.
+	[[ -d /srv ]] || fail "no /srv to cover with the sandbox's tmpfs"
+	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-srv /srv
 	local u name uid
 	for u in "${SB_USERS[@]}"; do
 		name=${u%%:*}
