@@ -37,34 +37,34 @@ src=${NS_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 scratch=${1:-$src/build-mutation}
 shift || true
 
-# name@suite@tests that must catch it@file@sed -E script@what it breaks
+# name@the tests that must catch it, as SUITE/TEST@file@sed -E script@what it breaks
 mutations=(
 	# the descriptor rules
-	'nofollow@security@symlinks@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
-	'nosymlinks@security@race@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
-	'instfollow@security@symlinks@pam_namespace/apply.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
-	'nofsuid@security@symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
+	'nofollow@security/symlinks@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
+	'nosymlinks@security/race@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
+	'instfollow@security/symlinks@pam_namespace/apply.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
+	'nofsuid@security/symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
 	# the configuration files (trusted only when root's and only root's)
-	'cfgowner@security@hostile_input@pam_namespace/config.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
-	'cfgmode@security@hostile_input@pam_namespace/config.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
-	'cfgregular@security@hostile_input@pam_namespace/config.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
-	'cfgdirowner@security@config_trust@pam_namespace/config.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
-	'cfgdirmode@security@hostile_input config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
-	'cfglimit@security@hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
+	'cfgowner@security/hostile_input integration/config@pam_namespace/config.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
+	'cfgmode@security/hostile_input integration/config@pam_namespace/config.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
+	'cfgregular@security/hostile_input@pam_namespace/config.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
+	'cfgdirowner@security/config_trust integration/config@pam_namespace/config.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
+	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
+	'cfglimit@security/hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
 	# the init script
-	'scriptowner@security@hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
-	'scriptdirs@security@hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
-	'scriptlink@security@hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
-	'initenv@security@environment@pam_namespace/apply.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
-	'initfds@security@environment@pam_namespace/apply.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
+	'scriptowner@security/hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
+	'scriptdirs@security/hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
+	'scriptlink@security/hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
+	'initenv@security/environment@pam_namespace/apply.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
+	'initfds@security/environment@pam_namespace/apply.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
 	# user names, propagation
-	'username@security@hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
-	'propagation@security@shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
+	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
+	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
-	'pindir@integration@share@pam_namespace/share.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
-	'shareowner@integration@shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
+	'pindir@integration/share@pam_namespace/share.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
+	'shareowner@integration/shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
 	# the benchmark's bounds
-	'slow@bench@bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
+	'slow@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
 )
 if [[ $# == 0 ]]; then
 	for m in "${mutations[@]}"; do
@@ -87,30 +87,39 @@ declare -A evidence=(
 	[bench]='BROKEN|past (its|their) bound'
 )
 
-# run_tests LOG SUITE TEST...: meson test on the scratch build; the names
-# of the tests that failed or timed out, comma-separated.
+# run_tests LOG SUITE TEST...: meson test on the scratch build; prints the
+# tests that failed or timed out, one SUITE/TEST a line.
 run_tests() {
 	local log=$1 suite=$2 rc=0
 	shift 2
 	meson test -C "$build" --no-rebuild --suite "$suite" "$@" >"$log" 2>&1 || rc=$?
-	grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$log" | awk '{print $4}' | paste -sd, - || true
+	grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT) ' "$log" | awk -v s="$suite" '{print s "/" $4}' || true
 	return "$rc"
 }
 
+# tests_of SUITE LIST: the names of LIST's SUITE/TEST words in SUITE.
+tests_of() {
+	local t
+	for t in $2; do
+		[[ $t == "$1"/* ]] && printf '%s\n' "${t#*/}"
+	done
+	return 0
+}
+
 # The mutations asked for, found; each suite's targets and tests, once.
-declare -A want_suite=() want_tests=()
+declare -A want_tests=()
 picked=()
 for want in "$@"; do
 	found=
 	for m in "${mutations[@]}"; do
-		IFS='@' read -r name suite tests file expr what <<<"$m"
+		IFS='@' read -r name tests file expr what <<<"$m"
 		[[ $name == "$want" ]] && found=$m && break
 	done
 	[[ -n $found ]] || { echo "mutate.sh: no mutation $want" >&2; exit 2; }
 	picked+=("$found")
-	want_suite[$suite]=1
 	for t in $tests; do
-		want_tests[$suite]+=" $t"
+		[[ -n "${targets[${t%%/*}]:-}" ]] || { echo "mutate.sh: $name: no suite ${t%%/*}" >&2; exit 2; }
+		want_tests[${t%%/*}]+=" ${t#*/}"
 	done
 done
 
@@ -124,23 +133,21 @@ install -d "$s" "$logs"
 git -C "$src" ls-files -z | tar -C "$src" --null -T - -cf - | tar -C "$s" -xf -
 meson setup -Dwerror=true -Dman=disabled "$build" "$s" >"$logs/setup.log" 2>&1 ||
 	{ cat "$logs/setup.log"; exit 2; }
-all_targets=$(for suite in "${!want_suite[@]}"; do echo "${targets[$suite]}"; done | tr ' ' '\n' | sort -u)
+all_targets=$(for suite in "${!want_tests[@]}"; do echo "${targets[$suite]}"; done | tr ' ' '\n' | sort -u)
 # shellcheck disable=SC2086 # a list of targets
 meson compile -C "$build" $all_targets >"$logs/compile.log" 2>&1 || { cat "$logs/compile.log"; exit 2; }
 
 # The control: every named test passes on the copy as it is.
-for suite in "${!want_suite[@]}"; do
-	# shellcheck disable=SC2086 # a list of test names
+for suite in "${!want_tests[@]}"; do
 	tests=$(tr ' ' '\n' <<<"${want_tests[$suite]}" | sort -u | paste -sd' ' -)
 	echo "=== control: $suite tests $tests without a mutant"
 	# shellcheck disable=SC2086 # a list of test names
 	failed=$(run_tests "$logs/control-$suite.log" "$suite" $tests) || {
 		cat "$logs/control-$suite.log"
-		echo "mutate.sh: $suite tests failed without a mutant ($failed): they can catch nothing" >&2
+		echo "mutate.sh: tests failed without a mutant ($failed): they can catch nothing" >&2
 		exit 2
 	}
-	if grep -qE '^ *[0-9]+/[0-9]+ .* SKIP ' "$logs/control-$suite.log"; then
-		grep -E '^ *[0-9]+/[0-9]+ .* SKIP ' "$logs/control-$suite.log"
+	if grep -E '^ *[0-9]+/[0-9]+ .* SKIP ' "$logs/control-$suite.log"; then
 		echo "mutate.sh: a named test skips here: it can catch nothing" >&2
 		exit 2
 	fi
@@ -148,7 +155,7 @@ done
 
 survived=0 killed=0
 for m in "${picked[@]}"; do
-	IFS='@' read -r name suite tests file expr what <<<"$m"
+	IFS='@' read -r name tests file expr what <<<"$m"
 	cp "$s/$file" "$logs/orig"
 	sed -i -E "$expr" "$s/$file"
 	if cmp -s "$logs/orig" "$s/$file"; then
@@ -156,32 +163,37 @@ for m in "${picked[@]}"; do
 		echo "mutate.sh: $name: '$expr' changed nothing in $file: the mutation is stale" >&2
 		exit 2
 	fi
-	echo "=== mutant $name ($what): $(diff "$logs/orig" "$s/$file" | grep -c '^>') lines changed in $file; $suite tests $tests must fail"
-	# shellcheck disable=SC2086 # a list of targets
-	if ! meson compile -C "$build" ${targets[$suite]} >"$logs/compile-$name.log" 2>&1; then
-		cp "$logs/orig" "$s/$file"
-		cat "$logs/compile-$name.log"
-		echo "mutate.sh: mutant $name did not build" >&2
-		exit 2
-	fi
-	rc=0
-	# shellcheck disable=SC2086 # a list of test names
-	caught=$(run_tests "$logs/test-$name.log" "$suite" $tests) || rc=$?
-	cp "$build/meson-logs/testlog.txt" "$logs/testlog-$name.txt"
+	echo "=== mutant $name ($what): $(diff "$logs/orig" "$s/$file" | grep -c '^>') lines changed in $file; $tests must fail"
+	suites=$(for t in $tests; do echo "${t%%/*}"; done | sort -u)
+	caught='' asserts=''
+	for suite in $suites; do
+		# shellcheck disable=SC2086 # a list of targets
+		if ! meson compile -C "$build" ${targets[$suite]} >"$logs/compile-$name.log" 2>&1; then
+			cp "$logs/orig" "$s/$file"
+			cat "$logs/compile-$name.log"
+			echo "mutate.sh: mutant $name did not build" >&2
+			exit 2
+		fi
+		# shellcheck disable=SC2046 # a list of test names
+		caught+=$(run_tests "$logs/test-$name-$suite.log" "$suite" $(tests_of "$suite" "$tests"))$'\n' || true
+		cp "$build/meson-logs/testlog.txt" "$logs/testlog-$name-$suite.txt"
+		# The evidence: each failed assertion. A test that died
+		# otherwise, such as of a build or setup error, shows none and
+		# kills nothing.
+		asserts+=$(grep -hE "${evidence[$suite]}" "$logs/testlog-$name-$suite.txt" || true)$'\n'
+	done
 	# Put the file back (a new mtime: the next build recompiles it).
 	cp "$logs/orig" "$s/$file"
-	# The evidence: each failed assertion. A test that died otherwise,
-	# such as of a build or setup error, shows none and kills nothing.
-	asserts=$(grep -hE "${evidence[$suite]}" "$logs/testlog-$name.txt" || true)
 	missed=
 	for t in $tests; do
-		[[ ",$caught," == *",$t,"* ]] || missed+=" $t"
+		grep -qxF "$t" <<<"$caught" || missed+=" $t"
 	done
-	if [[ $rc == 0 || -n $missed || -z $asserts ]]; then
-		echo "SURVIVED: mutant $name passed${missed:- the tests without an assertion failing} (log: $logs/testlog-$name.txt)"
+	asserts=$(grep . <<<"$asserts" || true)
+	if [[ -n $missed || -z $asserts ]]; then
+		echo "SURVIVED: mutant $name passed${missed:- its tests without an assertion failing} (logs: $logs/testlog-$name-*.txt)"
 		survived=$((survived + 1))
 	else
-		echo "killed: mutant $name failed $caught"
+		echo "killed: mutant $name failed $(grep . <<<"$caught" | paste -sd' ' -)"
 		awk '{ print "    " $0 }' <<<"$asserts"
 		killed=$((killed + 1))
 	fi
