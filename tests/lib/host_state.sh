@@ -55,11 +55,14 @@ host_state() {
 
 # host_state_changed OLD: compare the host now with OLD (host_state's output).
 host_state_changed() {
-	local now
+	local now changed
 	now=$(host_state | LC_ALL=C sort)
-	diff <(LC_ALL=C sort <<<"$1") <(printf '%s\n' "$now") |
-		sed -n 's/^< /- /p; s/^> /+ /p' | grep . && return 1
-	return 0
+	# (diff's status is 1 on a difference: only its output counts)
+	changed=$(diff <(LC_ALL=C sort <<<"$1") <(printf '%s\n' "$now") |
+		sed -n 's/^< /- /p; s/^> /+ /p' || true)
+	[[ -n $changed ]] || return 0
+	printf '%s\n' "$changed"
+	return 1
 }
 
 if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
