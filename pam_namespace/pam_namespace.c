@@ -23,12 +23,14 @@
 #include "config.h"
 #include "naming.h"
 #include "ns-build.h"
+#include "once.h"
 #include "plan.h"
 #include "selinux.h"
 #include "share.h"
 
 #define NS_DATA_SESSION "pam_namespace:session"
 #define NS_DATA_SHARE	"pam_namespace:share"
+#define NS_DATA_ONCE	"pam_namespace:once"
 
 #define PUBLIC __attribute__((visibility("default")))
 
@@ -285,6 +287,123 @@ static void share_cleanup(pam_handle_t *pamh, void *data, int error_status)
 	ns_share_free(data);
 }
 
+/*
+ * Kept as PAM data once a line of this handle's stack has set the session
+ * up (built) or found it set up already: later lines of the same stack
+ * (su-l including su, common-session and a service's own line) only count
+ * themselves in nested, and their closes count down, so that only the
+ * last close of the stack undoes what the first open made.
+ */
+struct once_data {
+	unsigned nested;
+	bool built;	       /* this handle built a namespace (else found one) */
+	bool unmount_on_close; /* the builder's argument: the close that undoes it uses it */
+	char *record;	       /* once.c's record of the built namespace, or NULL */
+};
+
+static void once_cleanup(pam_handle_t *pamh, void *data, int error_status)
+{
+	struct once_data *o = data;
+
+	free(o->record);
+	free(o);
+}
+
+/* Keep what close needs to know; a failure is logged, and the session is refused. */
+static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close, char *record)
+{
+	struct once_data *o = calloc(1, sizeof(*o));
+	int r;
+
+	if (!o) {
+		free(record);
+		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s", strerror(ENOMEM));
+		return PAM_SYSTEM_ERR;
+	}
+	*o = (struct once_data){
+		.built = built, .unmount_on_close = unmount_on_close, .record = record};
+	r = pam_set_data(pamh, NS_DATA_ONCE, o, once_cleanup);
+	if (r != PAM_SUCCESS) {
+		once_cleanup(pamh, o, 0);
+		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
+			   pam_strerror(pamh, r));
+		return PAM_SYSTEM_ERR;
+	}
+	return PAM_SUCCESS;
+}
+
+/*
+ * Whether a refused session may tell its user: not with PAM_SILENT, not
+ * without a conversation, not for cron, at or systemd's user manager (their
+ * conversation reaches nobody, or a mail), and only where someone is at the
+ * other end: a PAM_TTY (a terminal, or sshd's "ssh"), or a terminal on
+ * stderr (su run from a shell without one on stdin).
+ */
+static bool may_tell_user(pam_handle_t *pamh, int flags)
+{
+	static const char *const quiet[] = {"cron", "crond", "atd", "systemd-user"};
+	const void *conv = NULL, *service = NULL, *tty = NULL;
+
+	if (flags & PAM_SILENT)
+		return false;
+	if (pam_get_item(pamh, PAM_CONV, &conv) != PAM_SUCCESS || !conv ||
+	    !((const struct pam_conv *)conv)->conv)
+		return false;
+	if (pam_get_item(pamh, PAM_SERVICE, &service) == PAM_SUCCESS && service)
+		for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+			if (strcmp(service, quiet[i]) == 0)
+				return false;
+	if (pam_get_item(pamh, PAM_TTY, &tty) == PAM_SUCCESS && tty && *(const char *)tty)
+		return strcmp(tty, "cron") != 0;
+	return isatty(STDERR_FILENO) == 1;
+}
+
+/* The one line a refused user sees; the reason is in the system log only. */
+static void tell_user(pam_handle_t *pamh, int flags, const char *polydir)
+{
+	if (!may_tell_user(pamh, flags))
+		return;
+	if (polydir)
+		(void)pam_error(pamh,
+				"pam_namespace: private %s could not be set up; the system log has "
+				"the reason",
+				polydir);
+	else
+		(void)pam_error(pamh, "pam_namespace: private directories could not be set up; "
+				      "the system log has the reason");
+}
+
+/*
+ * Whether the caller is in the namespace a session of this user and plan
+ * set up already (once.h): 1 if so, with the one debug line; 0 if not, or
+ * where that cannot be told (logged: the session is then set up anew).
+ * Not for unmnt_only, which only undoes.
+ */
+static int already_in(pam_handle_t *pamh, const struct ns_args *args, const struct ns_plan *plan,
+		      const struct ns_user *u, const char *once_key, const char *share_key)
+{
+	const char *where = args->share_namespace ? NS_SHARE_DIR : NS_ONCE_DIR;
+	int r;
+
+	if (plan->n_entries == 0 || args->unmnt_only)
+		return 0;
+	r = args->share_namespace ? ns_once_in_shared(u->uid, share_key)
+				  : ns_once_in_own(plan, u->uid, once_key);
+	if (r < 0) {
+		pam_syslog(pamh, LOG_WARNING,
+			   "%s: cannot tell whether this process is in %s's namespace already: "
+			   "%s; setting it up",
+			   where, u->name, strerror(-r));
+		return 0;
+	}
+	if (r > 0)
+		pam_syslog(pamh, LOG_DEBUG,
+			   "this process is in the namespace set up for %s already (%s): nothing "
+			   "mounted",
+			   u->name, where);
+	return r;
+}
+
 static int parse_args(struct glue *g, struct ns_args *args, int argc, const char **argv)
 {
 	struct ns_diag diag = {.report = diag_to_syslog, .userdata = g};
@@ -320,13 +439,25 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct passwd pwd, *pw;
 	char pw_stack[2048], *pw_heap = NULL;
 	const char *user = NULL;
+	const void *data = NULL;
+	char once_key[33], share_key[33], *record = NULL;
 	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
 	mode_t mask;
 	int r, ret;
 
 	ret = parse_args(&g, &args, argc, argv);
-	if (ret != PAM_SUCCESS)
+	if (ret != PAM_SUCCESS) {
+		tell_user(pamh, flags, NULL);
 		return ret;
+	}
+	/* A second line of this stack: the session is set up already (once.h). */
+	if (pam_get_data(pamh, NS_DATA_ONCE, &data) == PAM_SUCCESS && data) {
+		((struct once_data *)data)->nested++;
+		pam_syslog(pamh, LOG_DEBUG,
+			   "set up already by an earlier pam_namespace line of this session's "
+			   "stack: nothing mounted");
+		return PAM_SUCCESS;
+	}
 
 	r = pam_get_user(pamh, &user, NULL);
 	if (r != PAM_SUCCESS || !user) {
@@ -459,10 +590,9 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.n_unmount_first = undo.n,
 	};
 	if (args.share_namespace) {
-		char key[33];
 		bool unmnt = args.unmnt_remnt || args.unmnt_only;
 
-		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, key);
+		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, share_key);
 		if (r < 0) {
 			pam_syslog(pamh, LOG_ERR,
 				   "share_namespace: cannot make the instance key: %s",
@@ -470,7 +600,23 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 			ret = pam_code(r);
 			goto out;
 		}
-		r = ns_share_open(&plan, &aopts, u.uid, key, sess, &share, &fail, apply_log, &g);
+	}
+	if (plan.n_entries) {
+		r = ns_once_key(&plan, &u, &aopts, once_key);
+		if (r < 0) {
+			pam_syslog(pamh, LOG_ERR, "cannot make the plan's key: %s", strerror(-r));
+			ret = pam_code(r);
+			goto out;
+		}
+	}
+	r = already_in(pamh, &args, &plan, &u, once_key, share_key);
+	if (r > 0) {
+		ret = once_keep(pamh, false, false, NULL);
+		goto out;
+	}
+	if (args.share_namespace) {
+		r = ns_share_open(&plan, &aopts, u.uid, share_key, sess, &share, &fail, apply_log,
+				  &g);
 	} else {
 		r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
 	}
@@ -501,8 +647,20 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 	sess = NULL;
-	ret = PAM_SUCCESS;
+	/* Not shared: a record, for a nested session of the same user to find (once.h). */
+	if (!share && plan.n_entries && !args.unmnt_only) {
+		r = ns_once_record(&plan, u.uid, once_key, &record);
+		if (r < 0)
+			pam_syslog(pamh, LOG_WARNING,
+				   "%s: cannot record %s's namespace: %s; a nested session of "
+				   "%s will be set up anew",
+				   NS_ONCE_DIR, user, strerror(-r), user);
+	}
+	ret = once_keep(pamh, true, args.unmount_on_close, record);
+	record = NULL;
 out:
+	if (ret != PAM_SUCCESS)
+		tell_user(pamh, flags, fail.entry ? fail.entry->polydir : NULL);
 	if (sess) {
 		ns_session_free(sess);
 		free(sess);
@@ -511,6 +669,7 @@ out:
 	ns_failure_free(&fail);
 	ns_plan_free(&plan);
 	undo_list_free(&undo);
+	free(record);
 	ns_config_free(&cfg);
 	free(context);
 	free(main_file);
@@ -526,11 +685,34 @@ PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 	struct ns_args args;
 	struct ns_failure fail = {0};
 	const void *data = NULL;
+	struct once_data *once;
 	int r, ret;
 
 	ret = parse_args(&g, &args, argc, argv);
 	if (ret != PAM_SUCCESS)
 		return ret;
+	if (pam_get_data(pamh, NS_DATA_ONCE, &data) == PAM_SUCCESS && data) {
+		once = (struct once_data *)data;
+		/* A later line of the stack: the last close undoes what the first open made. */
+		if (once->nested) {
+			once->nested--;
+			return PAM_SUCCESS;
+		}
+		/* Found set up by another session: that session's close undoes it. */
+		if (!once->built) {
+			(void)pam_set_data(pamh, NS_DATA_ONCE, NULL, NULL);
+			return PAM_SUCCESS;
+		}
+		args.unmount_on_close = once->unmount_on_close;
+		if (once->record) {
+			r = ns_once_forget(once->record);
+			if (r < 0)
+				pam_syslog(pamh, LOG_WARNING, "%s/%s: cannot remove: %s",
+					   NS_ONCE_DIR, once->record, strerror(-r));
+		}
+		(void)pam_set_data(pamh, NS_DATA_ONCE, NULL, NULL);
+	}
+	data = NULL;
 	if (pam_get_data(pamh, NS_DATA_SHARE, &data) == PAM_SUCCESS && data) {
 		/* Shared: the namespace's mounts and instances go with its last session. */
 		r = ns_share_close((struct ns_share *)data, args.unmount_on_close, &fail, apply_log,
