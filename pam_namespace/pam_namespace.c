@@ -316,6 +316,8 @@ static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close, char
 	int r;
 
 	if (!o) {
+		if (record)
+			(void)ns_once_forget(record);
 		free(record);
 		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s", strerror(ENOMEM));
 		return PAM_SYSTEM_ERR;
@@ -324,6 +326,8 @@ static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close, char
 		.built = built, .unmount_on_close = unmount_on_close, .record = record};
 	r = pam_set_data(pamh, NS_DATA_ONCE, o, once_cleanup);
 	if (r != PAM_SUCCESS) {
+		if (record)
+			(void)ns_once_forget(record);
 		once_cleanup(pamh, o, 0);
 		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
 			   pam_strerror(pamh, r));
