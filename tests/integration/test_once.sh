@@ -210,7 +210,20 @@ every_login "the README's lines (su-l includes su)" ""
 deploy common-session su su-l login sshd
 every_login "common-session and each service" 1
 
+sb_note "the records are root's alone"
+out=$(sandbox_su alice 'stat -c "%a %U" /run/pam_namespace.once; ls /run/pam_namespace.once >/dev/null 2>&1 || echo denied') ||
+	fail "su - alice: $out"
+assert_eq "700 root"$'\n'"denied" "$out" "/run/pam_namespace.once, seen by alice"
+
 # ---------------------------------------------------------------- nested
+
+# su run by alice is set-user-ID: it ignores LD_PRELOAD, so in the sanitizer
+# run (NS_ASAN_RT) the ASan-built module cannot be loaded into it.
+if [[ -n "${NS_ASAN_RT:-}" ]]; then
+	sb_note "nested sessions: not in the sanitizer run (su run by alice is set-user-ID)"
+	echo "ok: once"
+	exit 0
+fi
 
 deploy su su-l login sshd
 sb_note "su - alice inside alice's session: her namespace, nothing mounted"
@@ -253,11 +266,6 @@ su -c "mount -t tmpfs ns-once-cover /tmp && mount -t tmpfs ns-once-cover /var/tm
 assert_ne "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "su - alice over a covered /tmp"
 assert_not_contains "$(sandbox_log)" "in the namespace set up for alice already" \
 	"su - alice over a covered /tmp"
-
-sb_note "the records are root's alone"
-out=$(sandbox_su alice 'stat -c "%a %U" /run/pam_namespace.once; ls /run/pam_namespace.once >/dev/null 2>&1 || echo denied') ||
-	fail "su - alice: $out"
-assert_eq "700 root"$'\n'"denied" "$out" "/run/pam_namespace.once, seen by alice"
 
 sb_note "share_namespace: su - alice inside alice's shared session joins nothing new"
 LINE_ARGS=share_namespace deploy su su-l
