@@ -391,8 +391,12 @@ static int already_in(pam_handle_t *pamh, const struct ns_args *args, const stru
 
 	if (plan->n_entries == 0 || args->unmnt_only)
 		return 0;
-	r = args->share_namespace ? ns_once_in_shared(u->uid, share_key)
-				  : ns_once_in_own(plan, u->uid, once_key);
+	r = args->share_namespace ? ns_once_in_shared(u->uid, share_key) : 0;
+	/* Also with share_namespace: a session that could not share built and recorded its own. */
+	if (r == 0) {
+		where = NS_ONCE_DIR;
+		r = ns_once_in_own(plan, u->uid, once_key);
+	}
 	if (r < 0) {
 		pam_syslog(pamh, LOG_WARNING,
 			   "%s: cannot tell whether this process is in %s's namespace already: "
