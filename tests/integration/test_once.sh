@@ -210,6 +210,17 @@ every_login "the README's lines (su-l includes su)" ""
 deploy common-session su su-l login sshd
 every_login "common-session and each service" 1
 
+sb_note "the PAM driver, its service naming the module twice (in-process, for valgrind)"
+printf 'account  required   pam_permit.so\nsession  required   %s\nsession  required   %s debug\n' \
+	"$NS_MODULE" "$NS_MODULE" >/etc/pam.d/ns-driver
+sandbox_log_clear
+out=$(sandbox_driver ns-driver alice -- "$PROBE") || fail "pam_driver: $out"
+# (the driver runs the command as itself, root, in alice's session)
+assert_eq "$(want root)" "$(grep -a ' tmp=' <<<"$out")" "pam_driver"
+assert_no_file /tmp/tmp-inst/alice/tmp-inst "pam_driver: instance parent in the instance"
+assert_log_contains "nothing mounted" "pam_driver"
+assert_eq "" "$(ls -A /run/pam_namespace.once 2>/dev/null)" "pam_driver: records left after close"
+
 sb_note "the records are root's alone"
 out=$(sandbox_su alice 'stat -c "%a %U" /run/pam_namespace.once; ls /run/pam_namespace.once >/dev/null 2>&1 || echo denied') ||
 	fail "su - alice: $out"
