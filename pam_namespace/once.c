@@ -66,13 +66,13 @@ static int dir_open(bool create)
 		close(pfd);
 		return -EPERM;
 	}
-	if (create && mkdirat(pfd, name, 0700) < 0 && errno != EEXIST) {
-		int r = -errno;
-
-		close(pfd);
-		return r;
-	}
 	fd = kn_open_child_dir(pfd, name);
+	if (fd == -ENOENT && create) {
+		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST)
+			fd = -errno;
+		else
+			fd = kn_open_child_dir(pfd, name);
+	}
 	close(pfd);
 	if (fd < 0)
 		return fd;
@@ -208,8 +208,10 @@ static int write_atomic(int dfd, const char *name, const char *text, size_t len)
 	int fd, r = 0;
 
 	snprintf(tmp, sizeof(tmp), ".%s.%ld", name, (long)getpid());
-	(void)unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* Left by a process of this pid that died writing it. */
+	if (fd < 0 && errno == EEXIST && unlinkat(dfd, tmp, 0) == 0)
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, text, len);
