@@ -8,58 +8,37 @@
  * process that is already in the mount namespace this module made for the
  * same user and plan (su - alice inside alice's own session).
  *
- * The proof is one a user cannot forge. After a session is built, a record
- * keyed by the new mount namespace (nsfs device and inode) is written in
- * NS_ONCE_DIR, root's and 0700: the uid, the plan key, and for each polydir
- * the device and inode of the directory mounted on it. A later session
- * counts as already set up only if the record of the namespace it is in
- * names the same uid and plan key and every polydir, resolved safely in
- * that namespace, is still a mount root with the recorded device and inode
- * (only root mounts in a namespace the initial user namespace owns). A
- * stale record that outlived its namespace passes only where the same
- * instances are mounted on the same polydirs, which is the state it
- * stands for.
+ * The proof is one a user cannot forge: every entry of the plan is in
+ * place. Its polydir, resolved safely in the caller's namespace, is the
+ * root of a mount, and that mount's root is the very directory (device and
+ * inode) that the entry's instance path names, resolved safely in the
+ * caller's namespace or, where the mount hides it there (an instance
+ * inside its polydir), from the root of process 1. Only root mounts in a
+ * namespace that the initial user namespace owns, a user's FUSE mount has
+ * a device of its own, and a safe walk cannot reach a mount's root from
+ * below it, so a user cannot make a polydir pass for the instance. Most
+ * sessions are told apart by two statx() calls: a polydir that is no mount
+ * root, or whose root is not what the instance path names.
  *
- * With share_namespace the proof is share.c's pin: the caller is in the
- * namespace pinned for this user and key.
+ * tmpfs and tmpdir entries have no instance to compare: a plan with one is
+ * never found in place, and a nested session gets its own, as with
+ * Linux-PAM. With share_namespace the proof is share.c's: the caller is in
+ * the namespace pinned for this user and key.
  */
 
 #include <sys/types.h>
 
-#include "apply.h"
-#include "ns-build.h"
 #include "plan.h"
 
-#define NS_ONCE_DIR NS_SHARE_DIR ".once"
-
 /*
- * What identifies the mounts a plan makes, whatever is undone first:
- * share.c's key of the plan, the user and the options, without
- * unmnt_remnt's original user (the nested su of a user into her own
- * session finds the namespace her login made).
+ * 1 if every entry of plan is in place in the caller's namespace, 0 if
+ * not, or not provably (tmpfs, tmpdir, an instance nowhere to be seen).
  */
-int ns_once_key(const struct ns_plan *plan, const struct ns_user *user,
-		const struct ns_apply_opts *opts, char out[33]);
-
-/*
- * 1 if the caller's mount namespace has a record for uid and key that the
- * polydirs of plan prove, 0 if not (no record, another user or plan, a
- * polydir no longer the recorded mount), a negative errno if the record
- * could not be read.
- */
-int ns_once_in_own(const struct ns_plan *plan, uid_t uid, const char *key);
-
-/*
- * After the session was built, in its new namespace: write the record.
- * *ret_name (to free) is the record's name, for ns_once_forget().
- */
-int ns_once_record(const struct ns_plan *plan, uid_t uid, const char *key, char **ret_name);
-
-/* The session that wrote it closes: the record goes. */
-int ns_once_forget(const char *name);
+int ns_once_in_place(const struct ns_plan *plan);
 
 /*
  * share_namespace: 1 if the caller is in the namespace share.c pinned for
- * uid and share_key (the pin checked by share.c), 0 if not, -errno.
+ * uid and share_key (its state, root's and private, checked by share.c),
+ * 0 if not, a negative errno.
  */
 int ns_once_in_shared(uid_t uid, const char *share_key);

@@ -298,39 +298,27 @@ struct once_data {
 	unsigned nested;
 	bool built;	       /* this handle built a namespace (else found one) */
 	bool unmount_on_close; /* the builder's argument: the close that undoes it uses it */
-	char *record;	       /* once.c's record of the built namespace, or NULL */
 };
 
 static void once_cleanup(pam_handle_t *pamh, void *data, int error_status)
 {
-	struct once_data *o = data;
-
-	free(o->record);
-	free(o);
+	free(data);
 }
 
-/* Keep what close needs to know; a failure is logged, and the session is refused. */
-static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close, char *record)
+/* Keep what close needs to know; a failure is logged, and the session refused. */
+static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close)
 {
 	struct once_data *o = calloc(1, sizeof(*o));
-	int r;
+	int r = o ? PAM_SUCCESS : PAM_BUF_ERR;
 
-	if (!o) {
-		if (record)
-			(void)ns_once_forget(record);
-		free(record);
-		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s", strerror(ENOMEM));
-		return PAM_SYSTEM_ERR;
+	if (o) {
+		*o = (struct once_data){.built = built, .unmount_on_close = unmount_on_close};
+		r = pam_set_data(pamh, NS_DATA_ONCE, o, once_cleanup);
 	}
-	*o = (struct once_data){
-		.built = built, .unmount_on_close = unmount_on_close, .record = record};
-	r = pam_set_data(pamh, NS_DATA_ONCE, o, once_cleanup);
 	if (r != PAM_SUCCESS) {
-		if (record)
-			(void)ns_once_forget(record);
-		once_cleanup(pamh, o, 0);
 		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
 			   pam_strerror(pamh, r));
+		free(o);
 		return PAM_SYSTEM_ERR;
 	}
 	return PAM_SUCCESS;
@@ -378,37 +366,37 @@ static void tell_user(pam_handle_t *pamh, int flags, const char *polydir)
 }
 
 /*
- * Whether the caller is in the namespace a session of this user and plan
- * set up already (once.h): 1 if so, with the one debug line; 0 if not, or
- * where that cannot be told (logged: the session is then set up anew).
- * Not for unmnt_only, which only undoes.
+ * Whether the caller is in a namespace with this user's plan in place
+ * already (once.h): 1 if so, with the one debug line; 0 if not, or where
+ * that cannot be told (logged: the session is then set up anew). Not for
+ * unmnt_only, which only undoes.
  */
 static int already_in(pam_handle_t *pamh, const struct ns_args *args, const struct ns_plan *plan,
-		      const struct ns_user *u, const char *once_key, const char *share_key)
+		      const struct ns_user *u, const char *share_key)
 {
-	const char *where = args->share_namespace ? NS_SHARE_DIR : NS_ONCE_DIR;
+	const char *how = "share_namespace's pin";
 	int r;
 
 	if (plan->n_entries == 0 || args->unmnt_only)
 		return 0;
 	r = args->share_namespace ? ns_once_in_shared(u->uid, share_key) : 0;
-	/* Also with share_namespace: a session that could not share built and recorded its own. */
+	/* Also with share_namespace: a session that could not share has a namespace of its own. */
 	if (r == 0) {
-		where = NS_ONCE_DIR;
-		r = ns_once_in_own(plan, u->uid, once_key);
+		how = "its polydirs are mounts of its instances";
+		r = ns_once_in_place(plan);
 	}
 	if (r < 0) {
 		pam_syslog(pamh, LOG_WARNING,
-			   "%s: cannot tell whether this process is in %s's namespace already: "
-			   "%s; setting it up",
-			   where, u->name, strerror(-r));
+			   "cannot tell whether this process is in %s's namespace already: %s; "
+			   "setting it up",
+			   u->name, strerror(-r));
 		return 0;
 	}
 	if (r > 0)
 		pam_syslog(pamh, LOG_DEBUG,
 			   "this process is in the namespace set up for %s already (%s): nothing "
 			   "mounted",
-			   u->name, where);
+			   u->name, how);
 	return r;
 }
 
@@ -448,7 +436,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	char pw_stack[2048], *pw_heap = NULL;
 	const char *user = NULL;
 	const void *data = NULL;
-	char once_key[33], share_key[33], *record = NULL;
+	char share_key[33] = "";
 	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
 	mode_t mask;
 	int r, ret;
@@ -609,17 +597,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 			goto out;
 		}
 	}
-	if (plan.n_entries) {
-		r = ns_once_key(&plan, &u, &aopts, once_key);
-		if (r < 0) {
-			pam_syslog(pamh, LOG_ERR, "cannot make the plan's key: %s", strerror(-r));
-			ret = pam_code(r);
-			goto out;
-		}
-	}
-	r = already_in(pamh, &args, &plan, &u, once_key, share_key);
-	if (r > 0) {
-		ret = once_keep(pamh, false, false, NULL);
+	if (already_in(pamh, &args, &plan, &u, share_key) > 0) {
+		ret = once_keep(pamh, false, false);
 		goto out;
 	}
 	if (args.share_namespace) {
@@ -655,17 +634,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 	sess = NULL;
-	/* Not shared: a record, for a nested session of the same user to find (once.h). */
-	if (!share && plan.n_entries && !args.unmnt_only) {
-		r = ns_once_record(&plan, u.uid, once_key, &record);
-		if (r < 0)
-			pam_syslog(pamh, LOG_WARNING,
-				   "%s: cannot record %s's namespace: %s; a nested session of "
-				   "%s will be set up anew",
-				   NS_ONCE_DIR, user, strerror(-r), user);
-	}
-	ret = once_keep(pamh, true, args.unmount_on_close, record);
-	record = NULL;
+	ret = once_keep(pamh, true, args.unmount_on_close);
 out:
 	if (ret != PAM_SUCCESS)
 		tell_user(pamh, flags, fail.entry ? fail.entry->polydir : NULL);
@@ -677,7 +646,6 @@ out:
 	ns_failure_free(&fail);
 	ns_plan_free(&plan);
 	undo_list_free(&undo);
-	free(record);
 	ns_config_free(&cfg);
 	free(context);
 	free(main_file);
@@ -712,12 +680,6 @@ PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 			return PAM_SUCCESS;
 		}
 		args.unmount_on_close = once->unmount_on_close;
-		if (once->record) {
-			r = ns_once_forget(once->record);
-			if (r < 0)
-				pam_syslog(pamh, LOG_WARNING, "%s/%s: cannot remove: %s",
-					   NS_ONCE_DIR, once->record, strerror(-r));
-		}
 		(void)pam_set_data(pamh, NS_DATA_ONCE, NULL, NULL);
 	}
 	data = NULL;

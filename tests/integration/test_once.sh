@@ -10,7 +10,7 @@
 # on /var/tmp and no root-owned tmp-inst inside the instance. Then the
 # nested cases: su - alice inside alice's session finds her namespace and
 # mounts nothing (its close leaves it alone), su - bob inside it gets his
-# own, and a namespace whose /tmp is no longer the recorded mount is set up
+# own, and a namespace whose /tmp is no longer a mount of her instance is set up
 # anew; with share_namespace the same through share.c's pin.
 # shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
@@ -169,7 +169,7 @@ fi
 
 # every_login WHAT: su -, su, login and ssh as alice, each polyinstantiated once.
 every_login() {
-	local out i
+	local out
 	sb_note "$1: su - alice"
 	sandbox_log_clear
 	out=$(sandbox_su alice "$PROBE") || fail "$1: su - alice: $out"
@@ -196,12 +196,6 @@ every_login() {
 		RAN_TWICE=$2 expect_once "$1: sshd" "$out" alice
 	fi
 	assert_eq "$BASE_T" "$(sandbox_mounts_at /tmp)" "$1: mounts left on the real /tmp"
-	# sshd closes the session after the client has gone: give it time.
-	for ((i = 0; i < 200; i++)); do
-		[[ -z "$(ls -A /run/pam_namespace.once 2>/dev/null)" ]] && break
-		sleep 0.05
-	done
-	assert_eq "" "$(ls -A /run/pam_namespace.once 2>/dev/null)" "$1: records left after close"
 }
 
 deploy su su-l login sshd
@@ -219,12 +213,6 @@ out=$(sandbox_driver ns-driver alice -- "$PROBE") || fail "pam_driver: $out"
 assert_eq "$(want root)" "$(grep -a ' tmp=' <<<"$out")" "pam_driver"
 assert_no_file /tmp/tmp-inst/alice/tmp-inst "pam_driver: instance parent in the instance"
 assert_log_contains "nothing mounted" "pam_driver"
-assert_eq "" "$(ls -A /run/pam_namespace.once 2>/dev/null)" "pam_driver: records left after close"
-
-sb_note "the records are root's alone"
-out=$(sandbox_su alice 'stat -c "%a %U" /run/pam_namespace.once; ls /run/pam_namespace.once >/dev/null 2>&1 || echo denied') ||
-	fail "su - alice: $out"
-assert_eq "700 root"$'\n'"denied" "$out" "/run/pam_namespace.once, seen by alice"
 
 # ---------------------------------------------------------------- nested
 
@@ -232,6 +220,13 @@ assert_eq "700 root"$'\n'"denied" "$out" "/run/pam_namespace.once, seen by alice
 # run (NS_ASAN_RT) the ASan-built module cannot be loaded into it.
 if [[ -n "${NS_ASAN_RT:-}" ]]; then
 	sb_note "nested sessions: not in the sanitizer run (su run by alice is set-user-ID)"
+	echo "ok: once"
+	exit 0
+fi
+# The proof compares with the instances as process 1 sees them: the
+# sandbox's own init, where it has a PID namespace.
+if [[ "$(readlink /proc/1/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ]]; then
+	sb_note "nested sessions: not here (no PID namespace for the sandbox)"
 	echo "ok: once"
 	exit 0
 fi
@@ -265,7 +260,7 @@ assert_ne "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "bob's namespace ins
 assert_eq "bob-file" "$(sed -n 3p <<<"$out")" "what bob sees in /tmp"
 assert_eq "$(want bob)" "$(sed -n 4p <<<"$out")" "su - bob inside alice's session"
 
-sb_note "a namespace whose /tmp is no longer the recorded mount is set up anew"
+sb_note "a namespace whose /tmp is no longer a mount of her instance is set up anew"
 # root in alice's session (root is not polyinstantiated: it stays in her
 # namespace) covers her /tmp and /var/tmp with tmpfs of its own; the record of her
 # namespace no longer proves anything.
@@ -284,5 +279,13 @@ out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; su - alice -c "readlink /pro
 	fail "share_namespace: su - alice, then su - alice: $out"
 assert_eq "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "share_namespace: the nested session's namespace"
 assert_eq "$(want alice)" "$(sed -n 3p <<<"$out")" "share_namespace: the nested su - alice"
+
+sb_note "a tmpfs line has no instance to compare: the nested session gets its own (as Linux-PAM)"
+sandbox_conf "/tmp /tmp/tmp-inst/ tmpfs root"
+deploy su su-l
+out=$(sandbox_su alice 'echo outer >/tmp/f; readlink /proc/self/ns/mnt; su - alice -c "readlink /proc/self/ns/mnt; ls -A /tmp"; cat /tmp/f') ||
+	fail "tmpfs: su - alice, then su - alice: $out"
+assert_ne "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "tmpfs: the nested session's namespace"
+assert_eq "outer" "$(sed -n '$p' <<<"$out")" "tmpfs: the outer session's /tmp after the nested one"
 assert_eq "$BASE_T" "$(sandbox_mounts_at /tmp)" "mounts left on the real /tmp"
 echo "ok: once"
