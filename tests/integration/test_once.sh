@@ -262,8 +262,8 @@ assert_eq "$(want bob)" "$(sed -n 4p <<<"$out")" "su - bob inside alice's sessio
 
 sb_note "a namespace whose /tmp is no longer a mount of her instance is set up anew"
 # root in alice's session (root is not polyinstantiated: it stays in her
-# namespace) covers her /tmp and /var/tmp with tmpfs of its own; the record of her
-# namespace no longer proves anything.
+# namespace) covers her /tmp and /var/tmp with tmpfs of its own: her
+# polydirs no longer show her instances.
 deploy su su-l login sshd
 sandbox_log_clear
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt
