@@ -64,13 +64,13 @@ deploy() {
 		printf 'session    required   %s%s\n' "$NS_MODULE" "${LINE_ARGS:+ $LINE_ARGS}" \
 			>>"/etc/pam.d/$f"
 	done
-	# alice may su to anyone without a password (pam_wheel trust, as
+	# alice and bob may su to anyone without a password (pam_wheel trust, as
 	# Debian's su offers), for the nested cases.
 	sed -i 's/^auth *sufficient *pam_rootok.so$/&\nauth       sufficient pam_wheel.so trust use_uid group=nswheel/' \
 		/etc/pam.d/su
 	chmod 0644 /etc/pam.d/*
 }
-grep -q '^nswheel:' /etc/group || printf 'nswheel:x:2999:alice\n' >>"$SB_DIR/etc/group"
+grep -q '^nswheel:' /etc/group || printf 'nswheel:x:2999:alice,bob\n' >>"$SB_DIR/etc/group"
 
 # What a session sees: mounts on /tmp and /var/tmp, a stray instance
 # parent inside its instance, its namespace, the user.
@@ -259,6 +259,20 @@ su - bob -c "readlink /proc/self/ns/mnt; ls -A /tmp; '"$PROBE"'"') || fail "su -
 assert_ne "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "bob's namespace inside alice's"
 assert_eq "bob-file" "$(sed -n 3p <<<"$out")" "what bob sees in /tmp"
 assert_eq "$(want bob)" "$(sed -n 4p <<<"$out")" "su - bob inside alice's session"
+
+sb_note "bob's links in his /tmp do not make it pass for alice's instance"
+# In bob's namespace /tmp/tmp-inst/alice would lead back to /tmp, his
+# instance, through his links; the proof follows none of a user's links.
+echo alice >/tmp/tmp-inst/alice/alice-file
+sandbox_log_clear
+out=$(sandbox_su bob 'ln -s . /tmp/tmp-inst && ln -s . /tmp/alice
+readlink /proc/self/ns/mnt
+su - alice -c "readlink /proc/self/ns/mnt; ls -A /tmp"') || fail "su - bob, then su - alice: $out"
+assert_ne "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "alice's namespace inside bob's"
+assert_eq "alice-file" "$(sed -n '3,$p' <<<"$out")" "what alice sees in /tmp: [$out]"
+assert_not_contains "$(sandbox_log)" "in the namespace set up for alice already" \
+	"su - alice inside bob's session"
+rm -f /tmp/tmp-inst/bob/tmp-inst /tmp/tmp-inst/bob/alice
 
 sb_note "a namespace whose /tmp is no longer a mount of her instance is set up anew"
 # root in alice's session (root is not polyinstantiated: it stays in her
