@@ -146,7 +146,9 @@ int kn_open_child_dir(int dirfd, const char *name);
 /*
  * mkdirat(dirfd, name) then open it without following links, set owner and
  * mode on the descriptor (chown before chmod, so set-id bits survive).
- * Returns the descriptor, -EEXIST if it already existed.
+ * Returns the descriptor, -EEXIST if it already existed. When a step after
+ * mkdirat fails, the directory it made is removed again before the error
+ * is returned.
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid);
 

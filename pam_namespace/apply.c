@@ -61,23 +61,31 @@ static int fail_at(struct ctx *c, const struct ns_plan_entry *e, const char *wha
 	return error < 0 ? error : -EPERM;
 }
 
+/*
+ * Keep a directory this attempt made, to remove on failure; one that
+ * cannot be kept is removed at once, so that nothing made is forgotten.
+ */
 static int remember_made(struct ctx *c, int parent_fd, const char *name)
 {
 	struct made *m = realloc(c->made, (c->n_made + 1) * sizeof(*m));
-	int fd;
+	char *copy = NULL;
+	int fd = -1;
 
-	if (!m)
-		return -ENOMEM;
-	c->made = m;
-	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	m[c->n_made].parent_fd = fd;
-	m[c->n_made].name = strdup(name);
-	if (!m[c->n_made].name) {
-		close(fd);
-		return -ENOMEM;
+	if (m)
+		c->made = m;
+	if (m)
+		copy = strdup(name);
+	if (copy)
+		fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		int r = !m || !copy ? -ENOMEM : -errno;
+
+		free(copy);
+		(void)kn_remove_child_dir(parent_fd, name);
+		return r;
 	}
+	m[c->n_made].parent_fd = fd;
+	m[c->n_made].name = copy;
 	c->n_made++;
 	return 0;
 }
@@ -251,25 +259,28 @@ static int make_tmpdir(int pfd, const char *templ, const struct stat *poly, char
 	return -EEXIST;
 }
 
+/* Keep a tmpdir instance for close; one that cannot be kept is removed at once. */
 static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *name)
 {
 	struct ns_tmpdir *t = realloc(c->sess.tmpdirs, (c->sess.n_tmpdirs + 1) * sizeof(*t));
-	int fd;
+	struct ns_tmpdir d = {.parent_fd = -1};
 
-	if (!t)
-		return -ENOMEM;
-	c->sess.tmpdirs = t;
-	fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	t[c->sess.n_tmpdirs] = (struct ns_tmpdir){
-		.parent_fd = fd,
-		.name = strdup(name),
-		.path = strdupf("%s/%s", parent, name),
-	};
-	c->sess.n_tmpdirs++;
-	if (!t[c->sess.n_tmpdirs - 1].name || !t[c->sess.n_tmpdirs - 1].path)
-		return -ENOMEM;
+	if (t) {
+		c->sess.tmpdirs = t;
+		d.name = strdup(name);
+		d.path = strdupf("%s/%s", parent, name);
+	}
+	if (d.name && d.path)
+		d.parent_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (d.parent_fd < 0) {
+		int r = !d.name || !d.path ? -ENOMEM : -errno;
+
+		free(d.name);
+		free(d.path);
+		(void)kn_remove_child_dir(pfd, name);
+		return r;
+	}
+	t[c->sess.n_tmpdirs++] = d;
 	return 0;
 }
 
