@@ -68,7 +68,11 @@ struct kn_ns_saved {
 int kn_ns_save(struct kn_ns_saved *ret);
 /* unshare(CLONE_NEWNS) then make / recursively slave (or private). */
 int kn_ns_enter_new(enum kn_propagation prop);
-/* Go back into the saved namespace, root and working directory. */
+/*
+ * Go back into the saved namespace, root and working directory, from
+ * wherever the caller is: in another namespace, or in the saved one with
+ * root or working directory moved. A caller left as saved is not touched.
+ */
 int kn_ns_restore(const struct kn_ns_saved *saved);
 /*
  * The same for a caller that knows it is in another namespace: no check

@@ -847,6 +847,11 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 		if (r < 0)
 			goto rollback;
 	}
+	if (opts->commit) {
+		r = opts->commit(opts->commit_userdata, &c.sess, fail);
+		if (r < 0)
+			goto rollback;
+	}
 	rechdir(plan);
 	undo_made(&c, false);
 	kn_dir_close(&c.root);
