@@ -34,6 +34,7 @@
 struct made {
 	int parent_fd; /* holds name */
 	char *name;
+	const char *path; /* the plan's, for messages */
 };
 
 struct ctx {
@@ -65,7 +66,7 @@ static int fail_at(struct ctx *c, const struct ns_plan_entry *e, const char *wha
  * Keep a directory this attempt made, to remove on failure; one that
  * cannot be kept is removed at once, so that nothing made is forgotten.
  */
-static int remember_made(struct ctx *c, int parent_fd, const char *name)
+static int remember_made(struct ctx *c, int parent_fd, const char *name, const char *path)
 {
 	struct made *m = realloc(c->made, (c->n_made + 1) * sizeof(*m));
 	char *copy = NULL;
@@ -86,18 +87,26 @@ static int remember_made(struct ctx *c, int parent_fd, const char *name)
 	}
 	m[c->n_made].parent_fd = fd;
 	m[c->n_made].name = copy;
+	m[c->n_made].path = path;
 	c->n_made++;
 	return 0;
 }
 
-/* Undo in reverse order; an instance is removed only if still empty. */
+/*
+ * Undo in reverse order; an instance is removed only if still empty. One
+ * that cannot be removed is said so: the attempt has failed already, and
+ * this is the only trace of what it left.
+ */
 static void undo_made(struct ctx *c, bool remove)
 {
 	while (c->n_made > 0) {
 		struct made *m = &c->made[--c->n_made];
+		int k = remove ? kn_remove_child_dir(m->parent_fd, m->name) : 0;
 
-		if (remove)
-			(void)kn_remove_child_dir(m->parent_fd, m->name);
+		if (k < 0 && k != -ENOENT && c->log)
+			c->log(c->log_userdata, false,
+			       "could not remove %s, made by the failed session: %s", m->path,
+			       strerror(-k));
 		close(m->parent_fd);
 		free(m->name);
 	}
@@ -151,7 +160,7 @@ static int open_polydir(struct ctx *c, const struct ns_plan_entry *e, bool *ret_
 	if (fd == -ENOENT && e->create_polydir) {
 		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
 		if (fd >= 0) {
-			int k = remember_made(c, pfd, name);
+			int k = remember_made(c, pfd, name, e->polydir);
 
 			*ret_base_ok = true;
 			if (k == 0)
@@ -332,7 +341,7 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 				    poly->st_gid);
 		if (fd >= 0) {
 			*ret_new = true;
-			k = remember_made(c, pfd, e->instance_name);
+			k = remember_made(c, pfd, e->instance_name, e->instance);
 			/* The policy's context for context and level, else the polydir's. */
 			if (k == 0 && e->instance_context)
 				k = ns_selinux_label_fd(fd, e->instance_context);
@@ -630,8 +639,17 @@ static int mount_shares(struct ctx *c, const struct ns_plan_entry *e, const stru
 		if (dst == -ENOENT) {
 			dst = kn_mkdir_child(mnt_fd, name, st.st_mode & 07777, st.st_uid,
 					     st.st_gid);
-			if (dst == -EEXIST)
+			if (dst == -EEXIST) {
 				dst = kn_open_child_dir(mnt_fd, name);
+			} else if (dst >= 0) {
+				/* Made by this attempt: a failure removes it before the instance.
+				 */
+				k = remember_made(c, mnt_fd, name, path);
+				if (k < 0) {
+					close(dst);
+					dst = k;
+				}
+			}
 		}
 		if (dst < 0) {
 			close(real);
@@ -802,6 +820,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 			.log = log,
 			.log_userdata = log_userdata,
 			.root = KN_DIR_INIT};
+	bool stuck;
 	int r;
 
 	*fail = (struct ns_failure){0};
@@ -817,6 +836,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	 * the new namespace, where the process stays.
 	 */
 	r = opts->saved ? 0 : kn_ns_save(&own);
+	stuck = saved->ns_fd < 0;
 	if (r == -EACCES || r == -EPERM) {
 		if (log)
 			log(log_userdata, false,
@@ -861,17 +881,34 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 rollback:
 	/* Back to the caller's namespace first: the new one dies with its mounts. */
-	if (saved->ns_fd >= 0 && kn_ns_restore(saved) < 0 && fail->detail == NULL)
-		fail->detail = strdupf("and could not return to the original mount namespace: %s",
-				       strerror(errno));
+	if (saved->ns_fd >= 0) {
+		int k = kn_ns_restore(saved);
+
+		/*
+		 * Only where the process is known to be in the new namespace
+		 * are its mounts undone: a setns that went through before a
+		 * chroot or fchdir failed has it back among the caller's own.
+		 */
+		stuck = k < 0 && kn_ns_same(saved->ns_fd, -1) == 0;
+		if (k < 0 && log)
+			log(log_userdata, false,
+			    "could not return to the original mount namespace after the failure: "
+			    "%s%s",
+			    strerror(-k),
+			    stuck ? "; the session's mounts are undone where the process is"
+				  : "; back in it, but not at its root or working directory");
+	}
 	/*
-	 * Then what a close would undo: the tmpdir instances, and with no way
-	 * back the session's mounts too, since the caller stays here.
+	 * Then what a close would undo: the tmpdir instances, and where the
+	 * process could not go back the session's mounts too, since it stays.
 	 */
 	{
 		struct ns_failure ignored;
 
-		(void)ns_session_close(&c.sess, saved->ns_fd < 0, &ignored);
+		if (ns_session_close(&c.sess, stuck, &ignored) < 0 && log)
+			log(log_userdata, false, "could not undo the failed session: %s %s: %s",
+			    ignored.what, ignored.path ? ignored.path : "",
+			    strerror(-ignored.error));
 		ns_failure_free(&ignored);
 	}
 	undo_made(&c, true);

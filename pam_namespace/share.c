@@ -970,7 +970,14 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 	r = kn_ns_join(pin);
 	close(pin);
 	if (r < 0) {
-		(void)ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+
+		if (k < 0)
+			log(ud, false,
+			    "share_namespace: cannot remove this session's record in %s: %s; the "
+			    "next "
+			    "session drops it",
+			    sh->where, strerror(-k));
 		free(cwd);
 		return fail_with(fail, "joining the shared namespace", NULL, r);
 	}
