@@ -13,6 +13,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -121,4 +122,26 @@ KT_TEST(mkdir_child_leaves_what_it_did_not_make)
 	KT_ASSERT_KN(kn_mkdir_child(dfd, "inst", 0755, 0, 0), -EEXIST);
 	KT_ASSERT(kt_exists(P "/inst"));
 	close(dfd);
+}
+
+/*
+ * A return whose setns went through but whose fchdir or chroot failed
+ * leaves the process in the saved namespace, elsewhere: kn_ns_restore puts
+ * root and working directory back there without a setns.
+ */
+KT_TEST(restore_in_the_saved_namespace_puts_the_working_directory_back)
+{
+	struct kn_ns_saved saved = KN_NS_SAVED_INIT;
+	char *cwd;
+
+	kt_mkdir(P, 0755, 0, 0);
+	KT_ASSERT_OK(chdir(P));
+	KT_ASSERT_KN(kn_ns_save(&saved), 0);
+	KT_ASSERT_OK(chdir("/"));
+	KT_ASSERT_KN(kn_ns_restore(&saved), 0);
+	cwd = getcwd(NULL, 0);
+	KT_ASSERT_MSG(cwd && strcmp(cwd, P) == 0, "working directory %s, wanted %s",
+		      cwd ? cwd : "(none)", P);
+	free(cwd);
+	kn_ns_saved_close(&saved);
 }
