@@ -86,6 +86,14 @@ NEVER = set(("close getpid gettid getppid getuid geteuid getgid getegid setfsuid
 BASE_CONF = "/tmp /tmp/tmp-inst/ user root\n"
 
 
+def selinux_enabled():
+    try:
+        with open("/sys/fs/selinux/enforce"):
+            return True
+    except OSError:
+        return False
+
+
 def scenarios(linux_pam):
     """Each: namespace.conf, module arguments, setup, what the checks watch."""
     s = [
@@ -103,6 +111,10 @@ def scenarios(linux_pam):
              polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"]),
         dict(name="init", conf=BASE_CONF, init=True, polydirs=["/tmp"], parents=[]),
     ]
+    if selinux_enabled():
+        # The driver sets no exec context: the session's is the caller's.
+        s += [dict(name=m, conf="/tmp /tmp/tmp-inst/ %s root\n" % m, polydirs=["/tmp"],
+                   parents=[]) for m in ("context", "level")]
     if not linux_pam:
         s += [
             dict(name="share_paths",
@@ -519,7 +531,8 @@ class Worker:
                     v.append("an open that succeeded left the session in the caller's namespace")
         else:
             outcome = "status %d" % rc
-            v.append("unexpected client status %d: %s" % (rc, res["out"][-300:]))
+            v.append("unexpected client status %d: %s"
+                     % (rc, " | ".join(res["out"].strip().splitlines())[-300:]))
         v += self.check_after(pt)
         return dict(pt, outcome=outcome, violations=v,
                     log=logged[-3:] if v else [])
@@ -538,7 +551,8 @@ class Worker:
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         out = p.stdout.decode(errors="replace")
         if p.returncode != 0:
-            v.append("the next clean session failed (%d): %s" % (p.returncode, out.strip()[-200:]))
+            v.append("the next clean session failed (%d): %s"
+                     % (p.returncode, " | ".join(out.strip().splitlines())[-200:]))
         else:
             ns = out.splitlines()[0] if out else ""
             if ns == self.caller_ns:
@@ -634,6 +648,10 @@ def main():
         print("SKIP: not under the sanitizers' runtime (its own system calls in the module's "
               "frames)")
         return 77
+    if os.environ.get("NS_DRIVER_VALGRIND"):
+        print("SKIP: not under valgrind (the driver would run inside it, and the trace be "
+              "valgrind's)")
+        return 77
     if not shutil.which("strace"):
         print("SKIP: strace is not installed")
         return 77
@@ -644,9 +662,8 @@ def main():
         return 77
     module = os.environ.get("NS_MODULE", "")
     ours = "pam_namespace/pam_namespace.so" in module or os.environ.get("NS_FAULTS_OURS")
-    selinux = os.path.exists("/sys/fs/selinux/enforce")
     print("# module: %s" % module)
-    if not selinux:
+    if not selinux_enabled():
         print("# SKIP context, level: SELinux is not enabled on this host")
     here = os.path.dirname(os.path.abspath(__file__))
     sandbox = os.path.join(os.environ.get("NS_SOURCE_ROOT", os.path.join(here, "..", "..")),
