@@ -582,6 +582,7 @@ struct scan {
 	enum ns_share_scan mode;
 	struct ns_share_state *st;
 	size_t stale;
+	int error; /* the first record REMOVE_ALL could not remove */
 };
 
 static int scan_one(const char *name, void *ud)
@@ -594,8 +595,9 @@ static int scan_one(const char *name, void *ud)
 		return 0;
 	if (sc->mode == NS_SHARE_SCAN_REMOVE_ALL || !ns_share_proc_alive(&p)) {
 		sc->stale += sc->mode != NS_SHARE_SCAN_REMOVE_ALL;
-		if (sc->mode != NS_SHARE_SCAN_COUNT)
-			(void)unlinkat(sc->udir, name, 0);
+		if (sc->mode != NS_SHARE_SCAN_COUNT && unlinkat(sc->udir, name, 0) < 0 &&
+		    errno != ENOENT && sc->mode == NS_SHARE_SCAN_REMOVE_ALL && sc->error == 0)
+			sc->error = -errno;
 		return 0;
 	}
 	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
@@ -618,7 +620,7 @@ int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct
 	close(fd);
 	if (ret_stale)
 		*ret_stale = sc.stale;
-	return r < 0 ? r : 0;
+	return r < 0 ? r : sc.error;
 }
 
 /* ------------------------------------------------------------ pins */
@@ -845,7 +847,7 @@ static int pin_built(void *arg, const struct ns_session *sess, struct ns_failure
 		/* Its setns, or what followed, failed: back into the new one, unshared. */
 		k = kn_ns_return(&built);
 		if (k < 0) {
-			r = fail_with(fail, "returning to the new namespace from", sh->where, k);
+			r = fail_with(fail, "returning to the new namespace", NULL, k);
 			goto out;
 		}
 		pc->log(pc->ud, false,
@@ -884,7 +886,7 @@ static int pin_built(void *arg, const struct ns_session *sess, struct ns_failure
 		if (pc->pinned)
 			drop_logged(sh, pc->log, pc->ud);
 		pc->pinned = false;
-		r = fail_with(fail, "entering the new namespace again from", sh->where, r);
+		r = fail_with(fail, "entering the new namespace again", NULL, r);
 	}
 out:
 	ns_share_state_free(&st);
@@ -973,10 +975,7 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
 
 		if (k < 0)
-			log(ud, false,
-			    "share_namespace: cannot remove this session's record in %s: %s; the "
-			    "next "
-			    "session drops it",
+			log(ud, false, "share_namespace: cannot remove the record of %s: %s",
 			    sh->where, strerror(-k));
 		free(cwd);
 		return fail_with(fail, "joining the shared namespace", NULL, r);

@@ -533,6 +533,9 @@ class Worker:
             outcome = "status %d" % rc
             v.append("unexpected client status %d: %s"
                      % (rc, " | ".join(res["out"].strip().splitlines())[-300:]))
+        for ln in logged:
+            if re.search(r"\S : ", ln):
+                v.append("a log line has a blank before its colon: " + ln[-160:])
         v += self.check_after(pt)
         return dict(pt, outcome=outcome, violations=v,
                     log=logged[-3:] if v else [])
