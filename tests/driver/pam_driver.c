@@ -99,7 +99,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
 		   "[--show-ns]\n"
-		   "                  [--after-close SHELL-CMD] [--markers] SERVICE USER [-- CMD ARGS...]\n");
+		   "                  [--after-close SHELL-CMD] [--markers] SERVICE USER [-- CMD "
+		   "ARGS...]\n");
 }
 
 static bool markers;
