@@ -113,6 +113,11 @@ def scenarios(linux_pam):
                   "/var/tmp /var/tmp/tmp-inst/ user root\n",
              polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"]),
         dict(name="init", conf=BASE_CONF, init=True, polydirs=["/tmp"], parents=[]),
+        # In a directory the user owns: made as the user, then handed to root.
+        dict(name="home",
+             conf="/home/alice/scratch /home/alice/.scratch-inst/ "
+                  "user:create=0700,alice,alice root\n",
+             polydirs=["/home/alice/scratch"], parents=["/home/alice/.scratch-inst"]),
     ]
     if selinux_enabled():
         # The driver sets no exec context: the session's is the caller's.
@@ -319,12 +324,13 @@ class Worker:
             if m[0] != PIN_DIR:
                 subprocess.run(["umount", "-l", m[0]], stderr=subprocess.DEVNULL)
         for p in ("/tmp/tmp-inst", "/var/tmp/tmp-inst", "/home/inst", "/home/made",
-                  "/tmp/.X11-unix"):
+                  "/tmp/.X11-unix", "/home/alice/scratch", "/home/alice/.scratch-inst"):
             if os.path.lexists(p):
                 shutil.rmtree(p)
-        for n in listing("/tmp"):
-            if n.startswith("ns-fault-probe"):
-                os.unlink("/tmp/" + n)
+        for d in ("/tmp", "/home/alice"):
+            for n in listing(d):
+                if n.startswith("ns-fault-probe"):
+                    os.unlink(os.path.join(d, n))
         os.mkdir("/tmp/tmp-inst", 0)
         os.chmod("/tmp/tmp-inst", 0)
         if self.sc.get("x11"):
@@ -474,7 +480,7 @@ class Worker:
 
     def watched(self):
         snap = {}
-        for d in ["/tmp", "/tmp/tmp-inst", "/var/tmp", "/home"] + self.sc["parents"]:
+        for d in ["/tmp", "/tmp/tmp-inst", "/var/tmp", "/home", "/home/alice"] + self.sc["parents"]:
             snap[d] = listing(d)
         return snap
 
@@ -551,7 +557,7 @@ class Worker:
     def check_after(self, pt):
         """The next clean session, and the held one."""
         v = []
-        probe = "/tmp/ns-fault-probe"
+        probe = self.sc["polydirs"][0] + "/ns-fault-probe"
         cmd = ["timeout", "-k", "5", str(TIMEOUT), self.driver, "ns-driver", USER, "--",
                "setpriv", "--reuid=%d" % UID, "--regid=%d" % UID, "--clear-groups", "/bin/sh",
                "-c", "readlink /proc/self/ns/mnt; echo x >%s && echo wrote" % probe]
@@ -565,9 +571,11 @@ class Worker:
             if ns == self.caller_ns:
                 v.append("the next clean session is not private")
             if "wrote" not in out:
-                v.append("the next clean session cannot write its /tmp as the user")
+                v.append("the next clean session cannot write its %s as the user"
+                         % self.sc["polydirs"][0])
             if os.path.exists(probe):
-                v.append("the next clean session wrote into the caller's /tmp")
+                v.append("the next clean session wrote into the caller's %s"
+                         % self.sc["polydirs"][0])
             if self.held and ns != self.held_ns:
                 v.append("the next clean session did not join the held session's namespace")
         if self.held:
