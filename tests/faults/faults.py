@@ -28,11 +28,16 @@ Invariants, after each point:
     instance parent it made, root's, mode 000 and empty, may stay);
   - an open that succeeded had every polydir mounted over;
   - the next clean session of the user opens in a private namespace, can
-    write its /tmp as the user, and after its close leaves no pin, state
+    write its first polydir as the user, and after its close leaves no pin, state
     or record (share_namespace);
-  - a held shared session keeps its pin, its namespace and its record.
+  - a held shared session keeps its pin, its namespace and its record;
+  - no log line of the module has a blank before its colon.
 With two faults, a rollback step that failed may leave the client in
 another namespace or an instance behind only if a log line says so.
+
+NS_MODULE names the module, NS_DRIVER pam_driver. A module that is not
+this build's pam_namespace/pam_namespace.so gets only the lines that
+Linux-PAM's accepts, unless NS_FAULTS_OURS=1 says it is this module.
 """
 
 import argparse
@@ -40,7 +45,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import time
