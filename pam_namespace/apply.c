@@ -642,8 +642,7 @@ static int mount_shares(struct ctx *c, const struct ns_plan_entry *e, const stru
 			if (dst == -EEXIST) {
 				dst = kn_open_child_dir(mnt_fd, name);
 			} else if (dst >= 0) {
-				/* Made by this attempt: a failure removes it before the instance.
-				 */
+				/* Made now: a failure removes it, then the instance. */
 				k = remember_made(c, mnt_fd, name, path);
 				if (k < 0) {
 					close(dst);
