@@ -608,6 +608,13 @@ def worker_main(a):
             continue
         if selects and sc["name"] not in [x[0] for x in selects]:
             continue
+        if sc.get("share") and mnt_ns("1") != mnt_ns():
+            # Without a PID namespace of its own the sandbox is not where
+            # process 1 is, and share_namespace pins only from there.
+            print("NOTE " + json.dumps("SKIP %s: the sandbox has no PID namespace of its own, "
+                                       "and share_namespace pins only from process 1's "
+                                       "mount namespace" % sc["name"]), flush=True)
+            continue
         w.setup(sc)
         singles, names = w.points()
         doubles = w.double_points(singles) if not a.no_double else []
@@ -716,6 +723,8 @@ def main():
             elif line.startswith("CALIBRATED "):
                 c = json.loads(line[11:])
                 calib[c["scenario"]] = c
+            elif line.startswith("NOTE ") and i == 0:
+                print("# " + json.loads(line[5:]))
             elif line.startswith("BROKEN "):
                 errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
             elif line.startswith("SKIP"):
