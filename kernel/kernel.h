@@ -68,7 +68,11 @@ struct kn_ns_saved {
 int kn_ns_save(struct kn_ns_saved *ret);
 /* unshare(CLONE_NEWNS) then make / recursively slave (or private). */
 int kn_ns_enter_new(enum kn_propagation prop);
-/* Go back into the saved namespace, root and working directory. */
+/*
+ * Go back into the saved namespace, root and working directory, from
+ * wherever the caller is: in another namespace, or in the saved one with
+ * root or working directory moved. A caller left as saved is not touched.
+ */
 int kn_ns_restore(const struct kn_ns_saved *saved);
 /*
  * The same for a caller that knows it is in another namespace: no check
@@ -146,7 +150,9 @@ int kn_open_child_dir(int dirfd, const char *name);
 /*
  * mkdirat(dirfd, name) then open it without following links, set owner and
  * mode on the descriptor (chown before chmod, so set-id bits survive).
- * Returns the descriptor, -EEXIST if it already existed.
+ * Returns the descriptor, -EEXIST if it already existed. When a step after
+ * mkdirat fails, the directory it made is removed again before the error
+ * is returned.
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid);
 

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -158,16 +159,37 @@ int kn_ns_enter_new(enum kn_propagation prop)
 	return 0;
 }
 
+/* Whether fd and path are the same directory; an error counts as not. */
+static bool same_dir(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 /*
- * Still in the saved namespace (unshare itself failed): nothing to undo,
- * and setns() would even fail with EINVAL in a multithreaded caller, whose
- * fs_struct is still shared.
+ * Still in the saved namespace (unshare itself failed, or a step that went
+ * back there failed after its setns): setns() would fail with EINVAL in a
+ * multithreaded caller, whose fs_struct is still shared, and is not
+ * needed; root and working directory are put back only where they moved,
+ * so an untouched caller is left exactly as it is.
  */
 int kn_ns_restore(const struct kn_ns_saved *saved)
 {
-	if (kn_ns_same(saved->ns_fd, -1) == 1)
-		return 0;
-	return kn_ns_return(saved);
+	int r = kn_ns_same(saved->ns_fd, -1);
+
+	if (r < 0)
+		return r;
+	if (r == 0)
+		return kn_ns_return(saved);
+	if (!same_dir(saved->root_fd, "/")) {
+		if (fchdir(saved->root_fd) < 0 || chroot(".") < 0)
+			return -errno;
+	}
+	if (saved->cwd_fd >= 0 && !same_dir(saved->cwd_fd, "."))
+		return fchdir(saved->cwd_fd) < 0 ? -errno : 0;
+	return 0;
 }
 
 int kn_ns_return(const struct kn_ns_saved *saved)

@@ -478,7 +478,10 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 	if (fd < 0) {
 		r = not_a_dir_error(dirfd, name, errno);
 		fsid_restore(&ids);
-		return r;
+		/* A link or file raced in is someone else's: only our own failure undoes. */
+		if (r == -ELOOP || r == -ENOTDIR)
+			return r;
+		goto remove;
 	}
 	if (fstat(fd, &st) < 0) {
 		r = -errno;
@@ -486,9 +489,10 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 		goto fail;
 	}
 	if (st.st_uid != want_uid || (st.st_mode & 07077) != 0) {
+		/* Not the directory just made: leave it to whoever made it. */
 		fsid_restore(&ids);
-		r = -EEXIST;
-		goto fail;
+		close(fd);
+		return -EEXIST;
 	}
 	r = ids.active ? set_owner_mode(fd, mode, uid, gid) : -EPERM;
 	fsid_restore(&ids);
@@ -499,6 +503,14 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 	return fd;
 fail:
 	close(fd);
+remove:
+	/*
+	 * Made here and not handed out: nobody else may find it half made
+	 * (mode 000, the wrong owner) and use it. rmdir removes only an
+	 * empty directory, so whatever the owner of dirfd swapped in with
+	 * content stays.
+	 */
+	(void)kn_remove_child_dir(dirfd, name);
 	return r;
 }
 

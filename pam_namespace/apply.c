@@ -34,6 +34,7 @@
 struct made {
 	int parent_fd; /* holds name */
 	char *name;
+	const char *path; /* the plan's, for messages */
 };
 
 struct ctx {
@@ -61,35 +62,51 @@ static int fail_at(struct ctx *c, const struct ns_plan_entry *e, const char *wha
 	return error < 0 ? error : -EPERM;
 }
 
-static int remember_made(struct ctx *c, int parent_fd, const char *name)
+/*
+ * Keep a directory this attempt made, to remove on failure; one that
+ * cannot be kept is removed at once, so that nothing made is forgotten.
+ */
+static int remember_made(struct ctx *c, int parent_fd, const char *name, const char *path)
 {
 	struct made *m = realloc(c->made, (c->n_made + 1) * sizeof(*m));
-	int fd;
+	char *copy = NULL;
+	int fd = -1;
 
-	if (!m)
-		return -ENOMEM;
-	c->made = m;
-	fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	m[c->n_made].parent_fd = fd;
-	m[c->n_made].name = strdup(name);
-	if (!m[c->n_made].name) {
-		close(fd);
-		return -ENOMEM;
+	if (m)
+		c->made = m;
+	if (m)
+		copy = strdup(name);
+	if (copy)
+		fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0) {
+		int r = !m || !copy ? -ENOMEM : -errno;
+
+		free(copy);
+		(void)kn_remove_child_dir(parent_fd, name);
+		return r;
 	}
+	m[c->n_made].parent_fd = fd;
+	m[c->n_made].name = copy;
+	m[c->n_made].path = path;
 	c->n_made++;
 	return 0;
 }
 
-/* Undo in reverse order; an instance is removed only if still empty. */
+/*
+ * Undo in reverse order; an instance is removed only if still empty. One
+ * that cannot be removed is said so: the attempt has failed already, and
+ * this is the only trace of what it left.
+ */
 static void undo_made(struct ctx *c, bool remove)
 {
 	while (c->n_made > 0) {
 		struct made *m = &c->made[--c->n_made];
+		int k = remove ? kn_remove_child_dir(m->parent_fd, m->name) : 0;
 
-		if (remove)
-			(void)kn_remove_child_dir(m->parent_fd, m->name);
+		if (k < 0 && k != -ENOENT && c->log)
+			c->log(c->log_userdata, false,
+			       "could not remove %s, made by the failed session: %s", m->path,
+			       strerror(-k));
 		close(m->parent_fd);
 		free(m->name);
 	}
@@ -143,7 +160,7 @@ static int open_polydir(struct ctx *c, const struct ns_plan_entry *e, bool *ret_
 	if (fd == -ENOENT && e->create_polydir) {
 		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
 		if (fd >= 0) {
-			int k = remember_made(c, pfd, name);
+			int k = remember_made(c, pfd, name, e->polydir);
 
 			*ret_base_ok = true;
 			if (k == 0)
@@ -266,25 +283,28 @@ static int make_tmpdir(int pfd, const char *templ, const struct stat *poly, char
 	return -EEXIST;
 }
 
+/* Keep a tmpdir instance for close; one that cannot be kept is removed at once. */
 static int add_tmpdir(struct ctx *c, int pfd, const char *parent, const char *name)
 {
 	struct ns_tmpdir *t = realloc(c->sess.tmpdirs, (c->sess.n_tmpdirs + 1) * sizeof(*t));
-	int fd;
+	struct ns_tmpdir d = {.parent_fd = -1};
 
-	if (!t)
-		return -ENOMEM;
-	c->sess.tmpdirs = t;
-	fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
-	if (fd < 0)
-		return -errno;
-	t[c->sess.n_tmpdirs] = (struct ns_tmpdir){
-		.parent_fd = fd,
-		.name = strdup(name),
-		.path = strdupf("%s/%s", parent, name),
-	};
-	c->sess.n_tmpdirs++;
-	if (!t[c->sess.n_tmpdirs - 1].name || !t[c->sess.n_tmpdirs - 1].path)
-		return -ENOMEM;
+	if (t) {
+		c->sess.tmpdirs = t;
+		d.name = strdup(name);
+		d.path = strdupf("%s/%s", parent, name);
+	}
+	if (d.name && d.path)
+		d.parent_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (d.parent_fd < 0) {
+		int r = !d.name || !d.path ? -ENOMEM : -errno;
+
+		free(d.name);
+		free(d.path);
+		(void)kn_remove_child_dir(pfd, name);
+		return r;
+	}
+	t[c->sess.n_tmpdirs++] = d;
 	return 0;
 }
 
@@ -336,7 +356,7 @@ static int open_instance(struct ctx *c, const struct ns_plan_entry *e, const str
 				    poly->st_gid);
 		if (fd >= 0) {
 			*ret_new = true;
-			k = remember_made(c, pfd, e->instance_name);
+			k = remember_made(c, pfd, e->instance_name, e->instance);
 			/* The policy's context for context and level, else the polydir's. */
 			if (k == 0 && e->instance_context)
 				k = ns_selinux_label_fd(fd, e->instance_context);
@@ -634,8 +654,16 @@ static int mount_shares(struct ctx *c, const struct ns_plan_entry *e, const stru
 		if (dst == -ENOENT) {
 			dst = kn_mkdir_child(mnt_fd, name, st.st_mode & 07777, st.st_uid,
 					     st.st_gid);
-			if (dst == -EEXIST)
+			if (dst == -EEXIST) {
 				dst = kn_open_child_dir(mnt_fd, name);
+			} else if (dst >= 0) {
+				/* Made now: a failure removes it, then the instance. */
+				k = remember_made(c, mnt_fd, name, path);
+				if (k < 0) {
+					close(dst);
+					dst = k;
+				}
+			}
 		}
 		if (dst < 0) {
 			close(real);
@@ -806,6 +834,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 			.log = log,
 			.log_userdata = log_userdata,
 			.root = KN_DIR_INIT};
+	bool stuck;
 	int r;
 
 	*fail = (struct ns_failure){0};
@@ -821,6 +850,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	 * the new namespace, where the process stays.
 	 */
 	r = opts->saved ? 0 : kn_ns_save(&own);
+	stuck = saved->ns_fd < 0;
 	if (r == -EACCES || r == -EPERM) {
 		if (log)
 			log(log_userdata, false,
@@ -851,6 +881,11 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 		if (r < 0)
 			goto rollback;
 	}
+	if (opts->commit) {
+		r = opts->commit(opts->commit_userdata, &c.sess, fail);
+		if (r < 0)
+			goto rollback;
+	}
 	rechdir(plan);
 	undo_made(&c, false);
 	kn_dir_close(&c.root);
@@ -860,17 +895,34 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 
 rollback:
 	/* Back to the caller's namespace first: the new one dies with its mounts. */
-	if (saved->ns_fd >= 0 && kn_ns_restore(saved) < 0 && fail->detail == NULL)
-		fail->detail = strdupf("and could not return to the original mount namespace: %s",
-				       strerror(errno));
+	if (saved->ns_fd >= 0) {
+		int k = kn_ns_restore(saved);
+
+		/*
+		 * Only where the process is known to be in the new namespace
+		 * are its mounts undone: a setns that went through before a
+		 * chroot or fchdir failed has it back among the caller's own.
+		 */
+		stuck = k < 0 && kn_ns_same(saved->ns_fd, -1) == 0;
+		if (k < 0 && log)
+			log(log_userdata, false,
+			    "could not return to the original mount namespace after the failure: "
+			    "%s%s",
+			    strerror(-k),
+			    stuck ? "; the session's mounts are undone where the process is"
+				  : "; back in it, but not at its root or working directory");
+	}
 	/*
-	 * Then what a close would undo: the tmpdir instances, and with no way
-	 * back the session's mounts too, since the caller stays here.
+	 * Then what a close would undo: the tmpdir instances, and where the
+	 * process could not go back the session's mounts too, since it stays.
 	 */
 	{
 		struct ns_failure ignored;
 
-		(void)ns_session_close(&c.sess, saved->ns_fd < 0, &ignored);
+		if (ns_session_close(&c.sess, stuck, &ignored) < 0 && log)
+			log(log_userdata, false, "could not undo the failed session: %s %s: %s",
+			    ignored.what, ignored.path ? ignored.path : "",
+			    strerror(-ignored.error));
 		ns_failure_free(&ignored);
 	}
 	undo_made(&c, true);

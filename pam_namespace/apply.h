@@ -6,6 +6,9 @@
 
 #include "plan.h"
 
+struct ns_session;
+struct ns_failure;
+
 struct ns_apply_opts {
 	bool mount_private;
 	bool ignore_instance_parent_mode;
@@ -24,6 +27,16 @@ struct ns_apply_opts {
 	 * nor closes it. NULL: apply saves it itself.
 	 */
 	const struct kn_ns_saved *saved;
+	/*
+	 * Called in the new namespace once every entry is applied, before
+	 * the attempt is committed (share_namespace pins the namespace
+	 * there). A negative errno, with *fail set, rolls the attempt back as
+	 * any failure would: the caller goes back to its place, from
+	 * wherever the hook left it, and the instances are removed. The hook
+	 * undoes what it made itself.
+	 */
+	int (*commit)(void *userdata, const struct ns_session *sess, struct ns_failure *fail);
+	void *commit_userdata;
 };
 
 struct stat;

@@ -78,13 +78,15 @@ static void log_failure(pam_handle_t *pamh, const struct ns_failure *f)
 	unsigned line = f->entry ? f->entry->rule->line : 0;
 	const char *err = f->error < 0 ? strerror(-f->error) : "";
 
+	/* No path: no blank before the colon. */
 	if (line)
-		pam_syslog(pamh, LOG_ERR, "%s:%u: %s %s: %s%s%s", file, line, f->what,
+		pam_syslog(pamh, LOG_ERR, "%s:%u: %s%s%s: %s%s%s", file, line, f->what,
+			   f->path ? " " : "", f->path ? f->path : "", err,
+			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "");
+	else
+		pam_syslog(pamh, LOG_ERR, "%s%s%s: %s%s%s", f->what, f->path ? " " : "",
 			   f->path ? f->path : "", err, f->error < 0 && f->detail ? ": " : "",
 			   f->detail ? f->detail : "");
-	else
-		pam_syslog(pamh, LOG_ERR, "%s %s: %s%s%s", f->what, f->path ? f->path : "", err,
-			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "");
 }
 
 /* SPEC 7: setup and configuration failures are session errors; running out of memory is internal.

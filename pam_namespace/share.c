@@ -582,6 +582,7 @@ struct scan {
 	enum ns_share_scan mode;
 	struct ns_share_state *st;
 	size_t stale;
+	int error; /* the first record REMOVE_ALL could not remove */
 };
 
 static int scan_one(const char *name, void *ud)
@@ -594,8 +595,9 @@ static int scan_one(const char *name, void *ud)
 		return 0;
 	if (sc->mode == NS_SHARE_SCAN_REMOVE_ALL || !ns_share_proc_alive(&p)) {
 		sc->stale += sc->mode != NS_SHARE_SCAN_REMOVE_ALL;
-		if (sc->mode != NS_SHARE_SCAN_COUNT)
-			(void)unlinkat(sc->udir, name, 0);
+		if (sc->mode != NS_SHARE_SCAN_COUNT && unlinkat(sc->udir, name, 0) < 0 &&
+		    errno != ENOENT && sc->mode == NS_SHARE_SCAN_REMOVE_ALL && sc->error == 0)
+			sc->error = -errno;
 		return 0;
 	}
 	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
@@ -618,7 +620,7 @@ int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct
 	close(fd);
 	if (ret_stale)
 		*ret_stale = sc.stale;
-	return r < 0 ? r : 0;
+	return r < 0 ? r : sc.error;
 }
 
 /* ------------------------------------------------------------ pins */
@@ -791,37 +793,67 @@ static int state_from_session(struct ns_share_state *st, const char *user,
 	return 0;
 }
 
-/*
- * In the new namespace, built: pin it from the original one. A pin that
- * cannot be made leaves the session unshared (1); a failure to come back
- * into the new namespace fails the session, back where it started.
- */
-static int pin_built(const struct ns_share *sh, const char *user, struct ns_session *sess,
-		     const struct kn_ns_saved *orig, struct ns_failure *fail, ns_apply_log_fn log,
-		     void *ud)
+/* Drop what pinning made (pin, state, records), saying so when that fails too. */
+static void drop_logged(const struct ns_share *sh, ns_apply_log_fn log, void *ud)
 {
+	int k = ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0}, true);
+
+	if (k < 0)
+		log(ud, false, "share_namespace: cannot drop the pin %s.ns again: %s", sh->where,
+		    strerror(-k));
+}
+
+struct pin_ctx {
+	const struct ns_share *sh;
+	const char *user;
+	const struct kn_ns_saved *orig;
+	ns_apply_log_fn log;
+	void *ud;
+	bool pinned; /* else the session goes on unshared */
+};
+
+/*
+ * ns_apply's commit hook: in the new namespace, built, pin it from the
+ * original one. A pin that cannot be made leaves the session unshared (0,
+ * not pinned). A failure to come back into the new namespace fails the
+ * session (< 0): the pin, state and record made are dropped here, and
+ * apply's rollback takes the caller back to its place and removes the
+ * instances, whether this left it in the original namespace or the new.
+ */
+static int pin_built(void *arg, const struct ns_session *sess, struct ns_failure *fail)
+{
+	struct pin_ctx *pc = arg;
+	const struct ns_share *sh = pc->sh;
 	struct kn_ns_saved built = KN_NS_SAVED_INIT;
 	struct ns_share_state st = {0};
 	char *pin = state_name(sh->key, ".ns");
 	struct stat pst;
-	int r;
+	int r, k;
 
+	pc->pinned = false;
 	if (!pin)
-		return -ENOMEM;
+		return fail_with(fail, "pinning the namespace in", sh->where, -ENOMEM);
 	r = kn_ns_save(&built);
 	if (r < 0) {
-		log(ud, false, "share_namespace: cannot open the new namespace (%s): not shared",
-		    strerror(-r));
+		pc->log(pc->ud, false,
+			"share_namespace: cannot open the new namespace (%s): not shared",
+			strerror(-r));
 		free(pin);
-		return 1;
+		return 0;
 	}
 	/* In the built namespace, surely: no need to ask where (kn_ns_restore would). */
-	r = kn_ns_return(orig);
+	r = kn_ns_return(pc->orig);
 	if (r < 0) {
-		log(ud, false,
-		    "share_namespace: cannot return to the original namespace (%s): not shared",
-		    strerror(-r));
-		r = kn_ns_restore(&built) < 0 ? -errno : 1;
+		/* Its setns, or what followed, failed: back into the new one, unshared. */
+		k = kn_ns_return(&built);
+		if (k < 0) {
+			r = fail_with(fail, "returning to the new namespace", NULL, k);
+			goto out;
+		}
+		pc->log(pc->ud, false,
+			"share_namespace: cannot return to the original namespace (%s): not shared",
+			strerror(-r));
+		r = 0;
 		goto out;
 	}
 	r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
@@ -831,29 +863,30 @@ static int pin_built(const struct ns_share *sh, const char *user, struct ns_sess
 		r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
 	}
 	if (r < 0) {
-		log(ud, false,
-		    "share_namespace: cannot pin the namespace on %s.ns (%s): not shared",
-		    sh->where, strerror(-r));
-		r = 1;
+		pc->log(pc->ud, false,
+			"share_namespace: cannot pin the namespace on %s.ns (%s): not shared",
+			sh->where, strerror(-r));
 	} else {
-		r = state_from_session(&st, user, sess, &pst);
+		r = state_from_session(&st, pc->user, sess, &pst);
 		if (r == 0)
 			r = ns_share_state_write(sh->dir_fd, sh->key, &st);
 		if (r == 0)
 			r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
 		if (r < 0) {
-			log(ud, false, "share_namespace: cannot write %s.state (%s): not shared",
-			    sh->where, strerror(-r));
-			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0}, true);
-			r = 1;
+			pc->log(pc->ud, false,
+				"share_namespace: cannot write %s.state (%s): not shared",
+				sh->where, strerror(-r));
+			drop_logged(sh, pc->log, pc->ud);
+		} else {
+			pc->pinned = true;
 		}
 	}
-	if (kn_ns_return(&built) < 0) {
-		int e = -errno;
-
-		if (r == 0)
-			(void)ns_share_drop(sh->dir_fd, sh->key, &(struct ns_share_state){0}, true);
-		r = fail_with(fail, "entering the new namespace again", NULL, e);
+	r = kn_ns_return(&built);
+	if (r < 0) {
+		if (pc->pinned)
+			drop_logged(sh, pc->log, pc->ud);
+		pc->pinned = false;
+		r = fail_with(fail, "entering the new namespace again", NULL, r);
 	}
 out:
 	ns_share_state_free(&st);
@@ -939,7 +972,11 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 	r = kn_ns_join(pin);
 	close(pin);
 	if (r < 0) {
-		(void)ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+
+		if (k < 0)
+			log(ud, false, "share_namespace: cannot remove the record of %s: %s",
+			    sh->where, strerror(-k));
 		free(cwd);
 		return fail_with(fail, "joining the shared namespace", NULL, r);
 	}
@@ -992,7 +1029,12 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		if (stale)
 			log(ud, false, "share_namespace: %s: dropped %zu session%s gone",
 			    share->where, stale, stale == 1 ? "" : "s");
-		if (r == 0 && st.n_sessions > 0) {
+		/* Not knowing who is there is no proof that nobody is: the pin stays. */
+		if (r < 0) {
+			r = fail_with(fail, "listing the sessions in", share->where, r);
+			goto out;
+		}
+		if (st.n_sessions > 0) {
 			r = share_join(share, &st, fail, log, ud);
 			if (r < 0)
 				goto out;
@@ -1032,30 +1074,27 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		goto unshared;
 	}
 	{
-		/* apply comes back to the place saved here, not to one of its own */
+		/*
+		 * apply comes back to the place saved here, not to one of its
+		 * own, and pins before it commits: a failed pin rolls it back.
+		 */
 		struct ns_apply_opts o = *opts;
+		struct pin_ctx pc = {
+			.sh = share, .user = opts->user, .orig = &orig, .log = log, .ud = ud};
 
 		o.saved = &orig;
+		o.commit = pin_built;
+		o.commit_userdata = &pc;
 		r = ns_apply(plan, &o, sess, fail, log, ud);
-	}
-	if (r < 0)
-		goto out;
-	r = pin_built(share, opts->user, sess, &orig, fail, log, ud);
-	if (r < 0) {
-		/* Back in the original namespace: undo what the apply left outside it. */
-		struct ns_failure ignored;
-
-		(void)ns_session_close(sess, false, &ignored);
-		ns_failure_free(&ignored);
-		ns_session_free(sess);
-		goto out;
-	}
-	if (r == 0) {
-		share->built = true;
-		ns_session_forget_tmpdirs(sess); /* the pin owns them now */
-		log(ud, true, "share_namespace: pinned %s.ns", share->where);
-		*ret_share = share;
-		share = NULL;
+		if (r < 0)
+			goto out;
+		if (pc.pinned) {
+			share->built = true;
+			ns_session_forget_tmpdirs(sess); /* the pin owns them now */
+			log(ud, true, "share_namespace: pinned %s.ns", share->where);
+			*ret_share = share;
+			share = NULL;
+		}
 	}
 	r = 0;
 	goto out;

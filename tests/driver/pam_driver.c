@@ -12,6 +12,10 @@
  * succeeded or not, so a test can see where a failed open left the process.
  * --after-close runs SHELL-CMD with /bin/sh after pam_close_session, in this
  * process's mount namespace, so a test can see what closing undid.
+ * --markers makes a system call that nothing else makes right before and
+ * after pam_open_session and pam_close_session (access() of
+ * /ns-fault-mark/open, /opened, /close, /closed), so that a trace tells the
+ * module's calls from the client's (the fault-injection suite).
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
@@ -95,7 +99,21 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
 		   "[--show-ns]\n"
-		   "                  [--after-close SHELL-CMD] SERVICE USER [-- CMD ARGS...]\n");
+		   "                  [--after-close SHELL-CMD] [--markers] SERVICE USER [-- CMD "
+		   "ARGS...]\n");
+}
+
+static bool markers;
+
+/* A mark in a system call trace; the path never exists. */
+static void mark(const char *what)
+{
+	char path[64];
+
+	if (!markers)
+		return;
+	snprintf(path, sizeof(path), "/ns-fault-mark/%s", what);
+	(void)access(path, F_OK);
 }
 
 static void show_ns(void)
@@ -211,6 +229,7 @@ int main(int argc, char **argv)
 		{"show-ns", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{"after-close", required_argument, NULL, 'a'},
+		{"markers", no_argument, NULL, 'm'},
 		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
@@ -243,6 +262,9 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			after_close = optarg;
+			break;
+		case 'm':
+			markers = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -282,7 +304,9 @@ int main(int argc, char **argv)
 		return DRIVER_EXIT_ITEM;
 	}
 
+	mark("open");
 	r = pam_open_session(pamh, 0);
+	mark("opened");
 	if (show)
 		show_ns();
 	if (r != PAM_SUCCESS) {
@@ -292,7 +316,9 @@ int main(int argc, char **argv)
 	}
 	if (cmd)
 		rc = run_command(pamh, cmd);
+	mark("close");
 	r = pam_close_session(pamh, 0);
+	mark("closed");
 	if (r != PAM_SUCCESS) {
 		fprintf(stderr, "pam_close_session: %s\n", pam_strerror(pamh, r));
 		rc = DRIVER_EXIT_CLOSE;
