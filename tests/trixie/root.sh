@@ -4,10 +4,11 @@
 #   root.sh CACHE
 #
 # Prints the path of a Debian 13 (trixie) root directory made by mmdebstrap
-# with the packages below: what building this module needs (libaudit-dev
-# among them: trixie's pam.pc requires audit) and what the compat cases and
-# the login tests run (Linux-PAM 1.7.0's libpam-modules, util-linux's su
-# and login, python3 for the sandbox's syslog listener). It is kept in
+# with the packages below: what building this module and its .deb needs
+# (libaudit-dev among them: trixie's pam.pc requires audit) and what the
+# compat cases and the login tests run (Linux-PAM 1.7.0's libpam-modules,
+# util-linux's su and login, python3 for the sandbox's syslog listener).
+# It is kept in
 # CACHE under a name made of the hash of the suite, mirror and package
 # list, so only a changed list makes it again (a minute or two); a warm
 # run just prints the name. The tests never write into it: they mount an
@@ -28,7 +29,7 @@ suite=trixie
 mirror=${NS_TRIXIE_MIRROR:-http://deb.debian.org/debian}
 mirror=${mirror%/}
 packages=meson,ninja-build,gcc,libc6-dev,pkg-config,libpam0g-dev,libaudit-dev,libmount-dev
-packages+=,libselinux1-dev,libmd-dev,libcmocka-dev,scdoc
+packages+=,libselinux1-dev,libmd-dev,libcmocka-dev,scdoc,build-essential,debhelper,dpkg-dev
 packages+=,libpam-modules,libpam-runtime,login,util-linux,bsdutils,procps,python3,file
 
 key=$(printf '%s\n' "$suite" "$mirror" "$packages" minbase lists | sha256sum | cut -c1-16)
