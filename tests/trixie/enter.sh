@@ -10,7 +10,7 @@
 # over ROOT (mounted at WORK/mnt), with a /proc of that PID namespace, a
 # devpts of its own, a tmpfs on /run (the sandboxes of the tests cover /tmp themselves), and the host's /sys bound read-only (without its submounts);
 # all of it ends with COMMAND. The environment is emptied but for PATH,
-# HOME, TERM and the NS_* and COMPAT_* variables.
+# HOME, TERM and LANG.
 set -euo pipefail
 
 [[ $# -ge 4 ]] || {
@@ -50,9 +50,6 @@ mount -t tmpfs -o mode=0755,nosuid,nodev ns-trixie-run "$r/run"
 mkdir "$r/src"
 tar -C "$src" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$r/src" -xf -
 
-env_keep=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
-	TERM=dumb LANG=C.UTF-8)
-while IFS= read -r v; do
-	env_keep+=("$v")
-done < <(env | grep -E '^(NS|COMPAT)_[A-Z0-9_]*=' | grep -v '^NS_TRIXIE_INSIDE=')
-exec chroot "$r" /usr/bin/env -i "${env_keep[@]}" /bin/bash -c "cd /src && $*"
+# Nothing of the caller's environment: paths in it name the host's tree.
+exec chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /src && $*"

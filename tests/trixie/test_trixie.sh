@@ -23,6 +23,12 @@
 #                                 $HOME instance is not writable by others
 #                                 (Linux-PAM 1.7.0's is, side by side)
 #
+#   test_trixie.sh bench [ARGS]   the benchmark (tests/bench) with Linux-PAM
+#                                 1.7.0 as the Linux-PAM contestant; ARGS go
+#                                 to ns_bench (the suite: --smoke
+#                                 --no-bounds, the ratios shown; "meson test
+#                                 --benchmark": the full run, bounds enforced)
+#
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_TRIXIE_WORK  where the root is cached and mounted (default:
 #                   build/tests/trixie)
@@ -118,8 +124,16 @@ grep -qx "/tmp/tmp-inst/alice/from-login f 644 alice:alice" /run/k/ours/login_se
 deb)
 	bash "$here/deb_home.sh" "$root" "$src" "$work/run-deb"
 	;;
+bench)
+	args=$(printf ' %q' "${@:2}")
+	in_root "$versions
+set -e
+meson setup build >/dev/null && meson compile -C build pam_namespace ns_bench >/dev/null
+NS_MODULE=build/pam_namespace/pam_namespace.so NS_BENCH=build/tests/bench/ns_bench \
+	NS_LPAM_MODULE=$ref bash tests/bench/bench.sh$args"
+	;;
 *)
-	echo "usage: test_trixie.sh build|compat K/N|login|deb" >&2
+	echo "usage: test_trixie.sh build|compat K/N|login|deb|bench [ARGS]" >&2
 	exit 2
 	;;
 esac
