@@ -211,7 +211,10 @@ int kn_umount_path(const char *path);
  * CONFIG_TMPFS_QUOTA).
  */
 int kn_tmpfs_quota_state(int fd);
-/* Set uid's hard limits there (0: that limit unchanged); errors as above. */
+/*
+ * Set uid's hard limits there (0: that limit unchanged); errors as above,
+ * and -ERANGE for a limit the kernel cannot keep (never "no limit").
+ */
 int kn_tmpfs_set_user_quota(int fd, uid_t uid, uint64_t bytes, uint64_t inodes);
 
 /* --- pinned namespaces (pin.c), for share_namespace --- */
@@ -249,3 +252,14 @@ int kn_ns_join(int ns_fd);
  * system is not asked again.
  */
 int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret);
+
+/* --- locks (lock.c) --- */
+
+/*
+ * flock(fd, op) for op LOCK_EX or LOCK_SH, waiting at most timeout_ms
+ * (0: a single try): 0 once held, -ETIMEDOUT if another holder kept it
+ * that long, -EINVAL for another op, else -errno. Polls with LOCK_NB and a
+ * short backoff; no signal, timer or thread is used, so the caller's signal
+ * state and alarm() are left as they were.
+ */
+int kn_flock_timeout(int fd, int op, unsigned timeout_ms);

@@ -40,13 +40,24 @@ int kn_tmpfs_quota_state(int fd)
 	return tmpfs_quotactl(fd, Q_GETINFO, 0, &info);
 }
 
+/*
+ * A limit of 0 means "no limit" to the kernel, so a huge one must never
+ * wrap to 0 on the way there. Two places could wrap it: rounding bytes up
+ * to 1 KiB blocks (2^64 - 1 + 1023 overflows), and the kernel turning the
+ * blocks back into bytes (blocks << 10: 2^54 blocks are 0 bytes). Byte
+ * limits above INT64_MAX (the largest a quota keeps, and tmpfs's own
+ * maximum), and inode limits as large, are refused with -ERANGE instead:
+ * the session is refused rather than given no limit.
+ */
 int kn_tmpfs_set_user_quota(int fd, uid_t uid, uint64_t bytes, uint64_t inodes)
 {
 	struct dqblk dq = {0};
 
+	if (bytes > (uint64_t)INT64_MAX || inodes > (uint64_t)INT64_MAX)
+		return -ERANGE;
 	/* Hard limits only: blocks of QIF_DQBLKSIZE (1 KiB), rounded up. */
 	if (bytes) {
-		dq.dqb_bhardlimit = (bytes + 1023) / 1024;
+		dq.dqb_bhardlimit = bytes / 1024 + (bytes % 1024 != 0);
 		dq.dqb_valid |= QIF_BLIMITS;
 	}
 	if (inodes) {

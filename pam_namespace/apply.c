@@ -203,8 +203,8 @@ static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e,
 		close(fd);
 		return fail_at(c, e, "opening the instance parent", e->instance_parent, k, NULL);
 	}
-	if (!c->opts->ignore_instance_parent_mode && !e->ignore_parent_mode &&
-	    (st.st_uid != 0 || (st.st_mode & 0777))) {
+	if (!ns_instance_parent_ok(&st,
+				   c->opts->ignore_instance_parent_mode || e->ignore_parent_mode)) {
 		close(fd);
 		return fail_at(c, e, "checking the instance parent", e->instance_parent, 0,
 			       strdupf("mode %04o, owner uid %u; it must be mode 000 and owned by "
@@ -212,6 +212,21 @@ static int open_instance_parent(struct ctx *c, const struct ns_plan_entry *e,
 				       (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid));
 	}
 	return fd;
+}
+
+bool ns_instance_parent_ok(const struct stat *st, bool relaxed)
+{
+	return relaxed || (st->st_uid == 0 && !(st->st_mode & 0777));
+}
+
+int ns_init_script_ok(const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode) || st->st_uid != 0 || (st->st_mode & (S_IWGRP | S_IWOTH)))
+		return -EPERM;
+	/* Root may run a file with any execute bit, as Linux-PAM's access(X_OK) says. */
+	if (!(st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+		return -EACCES;
+	return 0;
 }
 
 /* mkdtemp by descriptor: a random suffix, retried on collision. */
@@ -501,15 +516,15 @@ static int run_init_script(struct ctx *c, const struct ns_plan_entry *e, const c
 		free(real);
 		return k;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+	k = ns_init_script_ok(&st);
+	if (k == -EPERM) {
 		free(real);
 		return fail_at(c, e, "refusing the init script", script, 0,
 			       strdupf("it must be a regular file owned by root and not writable "
 				       "by group or others (owner uid %u, mode %04o)",
 				       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777)));
 	}
-	/* Root may run a file with any execute bit, as Linux-PAM's access(X_OK) says. */
-	if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) {
+	if (k == -EACCES) {
 		free(real);
 		return fail_at(c, e, "running the init script", script, -EACCES, NULL);
 	}

@@ -26,6 +26,20 @@ struct ns_apply_opts {
 	const struct kn_ns_saved *saved;
 };
 
+struct stat;
+/*
+ * SPEC 4: whether an existing instance parent may hold instances: owned by
+ * root with mode 000, or anything when relaxed (ignore_instance_parent_mode
+ * or the line's flag). Shared with pam_namespace_check.
+ */
+bool ns_instance_parent_ok(const struct stat *st, bool relaxed);
+/*
+ * SPEC 5: whether an init script (its stat, links followed) may run: 0;
+ * -EPERM when refused (not a regular file owned by root and not writable by
+ * group or others); -EACCES when it has no execute bit.
+ */
+int ns_init_script_ok(const struct stat *st);
+
 /* Where and why apply failed: the one place the module logs it. */
 struct ns_failure {
 	const struct ns_plan_entry *entry; /* NULL: not about one line */

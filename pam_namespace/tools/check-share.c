@@ -2,20 +2,25 @@
 /*
  * pam_namespace_check --shared, --enter and --drop: what an administrator
  * needs for share_namespace (share.h). Pins are checked exactly as the
- * module checks them before it joins one.
+ * module checks them before it joins one. What is printed comes partly
+ * from users (a mount's source and mount point) and is escaped; the
+ * user's lock is waited for a bounded time, as its holder may be stopped.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <libmount.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check-share.h"
+#include "escape.h"
 #include "kernel.h"
 #include "share.h"
 
@@ -59,14 +64,18 @@ static void pins_free(struct pin *p, size_t n)
 	free(p);
 }
 
-/* The entries of directory fd (closed here) for which keep() says yes, as names. */
-static int list_names(int fd, bool (*keep)(const char *), char ***ret, size_t *ret_n)
+/* The entries of directory dir_fd for which keep() says yes, as names. */
+static int list_names(int dir_fd, bool (*keep)(const char *), char ***ret, size_t *ret_n)
 {
 	char **names = NULL;
 	size_t n = 0;
 	struct dirent *de;
-	DIR *d = fdopendir(fd);
+	int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d;
 
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
 	if (!d) {
 		close(fd);
 		return -errno;
@@ -118,8 +127,7 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 	size_t n = 0, n_uids = 0;
 	int r;
 
-	r = list_names(openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), is_uid, &uids,
-		       &n_uids);
+	r = list_names(dir_fd, is_uid, &uids, &n_uids);
 	if (r < 0)
 		return r;
 	for (size_t u = 0; u < n_uids && r == 0; u++) {
@@ -133,8 +141,7 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 		udir = ns_share_user_dir(dir_fd, (uid_t)id, false);
 		if (udir < 0)
 			continue;
-		r = list_names(openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), is_state,
-			       &keys, &n_keys);
+		r = list_names(udir, is_state, &keys, &n_keys);
 		for (size_t k = 0; k < n_keys && r == 0; k++) {
 			struct pin *q = realloc(pins, (n + 1) * sizeof(*pins));
 			struct pin *p;
@@ -177,54 +184,83 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 	return 0;
 }
 
-/* "ROOT TARGET FSTYPE SOURCE" of a mountinfo line, or -1: what two namespaces' copies share. */
-static int mount_key(const char *line, char *key, size_t size, char **ret_target)
-{
-	char root[1024], target[2048], fstype[256], source[1024];
-	const char *sep = strstr(line, " - ");
+/* --- the mounts of a pinned namespace --- */
 
-	if (!sep || sscanf(line, "%*s %*s %*s %1023s %2047s", root, target) != 2 ||
-	    sscanf(sep + 3, "%255s %1023s", fstype, source) != 2)
-		return -1;
-	snprintf(key, size, "%s %s %s %s", root, target, fstype, source);
-	*ret_target = strchr(key, ' ') + 1;
-	return 0;
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
-/* The caller's own mounts, to leave out of a pinned namespace's: those it did not add. */
-static char *own_mounts(void)
+/* Whether table has a mount with fs's root, target, type and source: one the caller has too. */
+static bool table_has(struct libmnt_table *table, struct libmnt_fs *fs)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096], key[4400], *all = NULL, *target;
-	size_t len = 0;
-	FILE *out;
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *o;
+	bool found = false;
 
-	if (!f)
-		return NULL;
-	out = open_memstream(&all, &len);
-	while (out && fgets(line, sizeof(line), f))
-		if (mount_key(line, key, sizeof(key), &target) == 0)
-			fprintf(out, "\n%s\n", key);
-	fclose(f);
-	if (out)
-		fclose(out);
-	return all;
+	while (it && !found && mnt_table_next_fs(table, it, &o) == 0)
+		found = str_eq(mnt_fs_get_target(o), mnt_fs_get_target(fs)) &&
+			str_eq(mnt_fs_get_root(o), mnt_fs_get_root(fs)) &&
+			str_eq(mnt_fs_get_fstype(o), mnt_fs_get_fstype(fs)) &&
+			str_eq(mnt_fs_get_source(o), mnt_fs_get_source(fs));
+	mnt_free_iter(it);
+	return found;
+}
+
+static bool below_polydir(const struct pin *p, const char *target)
+{
+	for (size_t i = 0; target && i < p->st.n_polydirs; i++) {
+		size_t l = strlen(p->st.polydirs[i]);
+
+		if (strncmp(target, p->st.polydirs[i], l) == 0 &&
+		    (target[l] == '\0' || target[l] == '/'))
+			return true;
+	}
+	return false;
+}
+
+/* A child joins the pinned namespace and copies its mountinfo, whole, to fd. */
+static _Noreturn void mountinfo_child(const struct pin *p, int fd)
+{
+	int pfd = ns_share_pin_open(p->udir, p->key, &p->st), mi;
+	char buf[65536];
+	ssize_t n;
+
+	if (pfd < 0 || kn_ns_join(pfd) < 0)
+		_exit(1);
+	mi = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (mi < 0)
+		_exit(1);
+	while ((n = read(mi, buf, sizeof(buf))) > 0)
+		for (ssize_t off = 0; off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				_exit(1);
+			off += w;
+		}
+	_exit(n < 0 ? 1 : 0);
 }
 
 /*
  * The mounts on or below the polydirs that the caller's namespace does not
- * have, read inside the pinned namespace by a child.
+ * have, read inside the pinned namespace by a child. libmount parses both
+ * tables: lines of any length, octal escapes undone, so each field is the
+ * string the kernel has, escaped again only for the output.
  */
 static void print_mounts(const struct pin *p, bool json, FILE *out)
 {
+	struct libmnt_table *own = NULL, *theirs = NULL;
+	struct libmnt_iter *it = NULL;
+	struct libmnt_fs *fs;
 	int pipefd[2], status;
-	char line[4096];
 	bool first = true;
-	char *own = NULL;
 	pid_t pid;
 	FILE *f;
 
-	if (p->state_error || p->pin_error || pipe(pipefd) < 0)
+	if (p->state_error || p->pin_error || pipe2(pipefd, O_CLOEXEC) < 0)
 		return;
 	fflush(out);
 	pid = fork();
@@ -234,59 +270,51 @@ static void print_mounts(const struct pin *p, bool json, FILE *out)
 		return;
 	}
 	if (pid == 0) {
-		int pfd = ns_share_pin_open(p->udir, p->key, &p->st);
-		FILE *mi;
-
 		close(pipefd[0]);
-		if (pfd < 0 || kn_ns_join(pfd) < 0)
-			_exit(1);
-		mi = fopen("/proc/self/mountinfo", "re");
-		if (!mi)
-			_exit(1);
-		while (fgets(line, sizeof(line), mi))
-			if (write(pipefd[1], line, strlen(line)) < 0)
-				_exit(1);
-		_exit(0);
+		mountinfo_child(p, pipefd[1]);
 	}
 	close(pipefd[1]);
-	own = own_mounts();
-	f = fdopen(pipefd[0], "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char key[4400], needle[4410], *target, *sp;
-		bool wanted = false;
+	f = fdopen(pipefd[0], "re");
+	theirs = mnt_new_table();
+	if (!f || !theirs || mnt_table_parse_stream(theirs, f, "mountinfo") < 0) {
+		fprintf(stderr, "pam_namespace_check: reading the mounts of %s/%u/%s.ns failed\n",
+			NS_SHARE_DIR, p->uid, p->key);
+		goto out;
+	}
+	own = mnt_new_table_from_file("/proc/self/mountinfo");
+	it = mnt_new_iter(MNT_ITER_FORWARD);
+	while (it && mnt_table_next_fs(theirs, it, &fs) == 0) {
+		const char *target = mnt_fs_get_target(fs);
 
-		if (mount_key(line, key, sizeof(key), &target) < 0)
+		if (!below_polydir(p, target) || (own && table_has(own, fs)))
 			continue;
-		snprintf(needle, sizeof(needle), "\n%s\n", key);
-		if (own && strstr(own, needle))
-			continue;
-		sp = strchr(target, ' ');
-		*sp = '\0';
-		for (size_t i = 0; i < p->st.n_polydirs && !wanted; i++) {
-			size_t l = strlen(p->st.polydirs[i]);
-
-			wanted = strncmp(target, p->st.polydirs[i], l) == 0 &&
-				 (target[l] == '\0' || target[l] == '/');
+		if (json) {
+			fputs(first ? "{\"target\": " : ", {\"target\": ", out);
+			ns_check_json_string(out, target);
+			fputs(", \"fstype\": ", out);
+			ns_check_json_string(out, mnt_fs_get_fstype(fs));
+			fputs(", \"source\": ", out);
+			ns_check_json_string(out, mnt_fs_get_source(fs));
+			fputc('}', out);
+		} else {
+			fputs("    ", out);
+			ns_check_text_escaped(out, target);
+			fputc(' ', out);
+			ns_check_text_escaped(out, mnt_fs_get_fstype(fs));
+			fputc(' ', out);
+			ns_check_text_escaped(out, mnt_fs_get_source(fs));
+			fputc('\n', out);
 		}
-		if (!wanted)
-			continue;
-		char fstype[256], source[1024];
-
-		if (sscanf(sp + 1, "%255s %1023s", fstype, source) != 2)
-			continue;
-		if (json)
-			fprintf(out,
-				"%s{\"target\": \"%s\", \"fstype\": \"%s\", \"source\": \"%s\"}",
-				first ? "" : ", ", target, fstype, source);
-		else
-			fprintf(out, "    %s %s %s\n", target, fstype, source);
 		first = false;
 	}
+out:
+	mnt_free_iter(it);
+	mnt_unref_table(theirs);
+	mnt_unref_table(own);
 	if (f)
 		fclose(f);
 	else
 		close(pipefd[0]);
-	free(own);
 	(void)waitpid(pid, &status, 0);
 }
 
@@ -323,16 +351,19 @@ static int cmd_list(bool json)
 		int problem = p->state_error ? p->state_error : p->pin_error;
 
 		if (json) {
-			printf("%s\n  {\"user\": \"%s\", \"uid\": %u, \"key\": \"%s\", "
-			       "\"sessions\": "
-			       "%zu, \"stale\": %zu, \"pin\": \"%s\", \"mounts\": [",
-			       i ? "," : "", user, p->uid, p->key, p->live, p->stale,
-			       pin_problem(problem));
+			printf("%s\n  {\"user\": ", i ? "," : "");
+			ns_check_json_string(stdout, user);
+			printf(", \"uid\": %u, \"key\": ", p->uid);
+			ns_check_json_string(stdout, p->key);
+			printf(", \"sessions\": %zu, \"stale\": %zu, \"pin\": ", p->live, p->stale);
+			ns_check_json_string(stdout, pin_problem(problem));
+			printf(", \"mounts\": [");
 			print_mounts(p, true, stdout);
 			printf("]}");
 		} else {
-			printf("%s (uid %u), key %.16s: %zu session%s open, %zu stale; pin %s\n",
-			       user, p->uid, p->key, p->live, p->live == 1 ? "" : "s", p->stale,
+			ns_check_text_escaped(stdout, user);
+			printf(" (uid %u), key %.16s: %zu session%s open, %zu stale; pin %s\n",
+			       p->uid, p->key, p->live, p->live == 1 ? "" : "s", p->stale,
 			       pin_problem(problem));
 			print_mounts(p, false, stdout);
 		}
@@ -344,18 +375,47 @@ static int cmd_list(bool json)
 	return 0;
 }
 
-/* A user name, or a uid in decimal (as systemd's %i of user@UID.service). */
+int ns_check_parse_uid(const char *s, uid_t *ret)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	/* (uid_t)-1 is no uid: chown(2) and setresuid(2) read it as "unchanged" */
+	if (*end)
+		return -EINVAL;
+	if (errno || v >= (uid_t)-1)
+		return -ERANGE;
+	*ret = (uid_t)v;
+	return 0;
+}
+
+/*
+ * A uid in decimal (systemd's %i of user@UID.service), else a user name.
+ * A number is a uid first, whatever user may be named so: otherwise
+ * ExecStopPost's "--drop 1000" would drop the pins of a user called "1000"
+ * rather than uid 1000's (useradd and systemd refuse such names, an
+ * account database need not).
+ */
 static int user_uid(const char *user, uid_t *ret)
 {
-	struct passwd *pw = getpwnam(user);
+	struct passwd *pw;
 
-	if (!pw && user[0] >= '0' && user[0] <= '9' && strspn(user, "0123456789") == strlen(user) &&
-	    strlen(user) < 11) {
-		*ret = (uid_t)strtoul(user, NULL, 10);
-		return 0;
+	if (user[0] >= '0' && user[0] <= '9') {
+		int r = ns_check_parse_uid(user, ret);
+
+		if (r < 0)
+			fprintf(stderr, "pam_namespace_check: %s: not a uid\n", user);
+		return r;
 	}
+	errno = 0;
+	pw = getpwnam(user);
 	if (!pw) {
-		fprintf(stderr, "pam_namespace_check: unknown user %s\n", user);
+		fprintf(stderr, "pam_namespace_check: unknown user %s%s%s\n", user,
+			errno ? ": " : "", errno ? strerror(errno) : "");
 		return -ENOENT;
 	}
 	*ret = pw->pw_uid;
@@ -414,10 +474,71 @@ static int cmd_enter(const char *user, char **cmd)
 	return 127;
 }
 
-static int cmd_drop(const char *user, bool force)
+/*
+ * The user's lock, as ns_share_lock() takes it (root's regular file,
+ * never through a link) but waiting at most timeout_ms: the holder may be a
+ * session the user has stopped on purpose, and --drop runs from
+ * user@.service's ExecStopPost, which must not hang with it.
+ */
+static int lock_bounded(int udir, unsigned timeout_ms)
+{
+	struct stat st;
+	int fd, r;
+
+	fd = openat(udir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
+		close(fd);
+		return -EPERM;
+	}
+	r = kn_flock_timeout(fd, LOCK_EX, timeout_ms);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* Drop the pin p, the user's lock held: 0, or 1 if it was kept or could not be dropped. */
+static int drop_one(const char *user, const struct pin *p, bool force)
+{
+	struct ns_share_state st = {0};
+	size_t stale = 0;
+	int r, ret = 0;
+
+	r = ns_share_state_read(p->udir, p->key, &st);
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0) /* unreadable: the pin cannot be joined anyway; remove what is there */
+		st = (struct ns_share_state){0};
+	else
+		r = ns_share_sessions(p->udir, p->key,
+				      force ? NS_SHARE_SCAN_COUNT : NS_SHARE_SCAN_PRUNE_TO_LIVE,
+				      &st, &stale);
+	if (r == 0 && st.n_sessions && !force) {
+		printf("%s: kept %s/%u/%s.ns, a session is open (dropped %zu stale); --force drops "
+		       "it\n",
+		       user, NS_SHARE_DIR, p->uid, p->key, stale);
+		ret = 1;
+	} else {
+		r = ns_share_drop(p->udir, p->key, &st, true);
+		if (r < 0) {
+			fprintf(stderr, "pam_namespace_check: dropping %s/%u/%s: %s\n",
+				NS_SHARE_DIR, p->uid, p->key, strerror(-r));
+			ret = 1;
+		} else {
+			printf("%s: dropped %s/%u/%s.ns\n", user, NS_SHARE_DIR, p->uid, p->key);
+		}
+	}
+	ns_share_state_free(&st);
+	return ret;
+}
+
+static int cmd_drop(const char *user, bool force, unsigned timeout_ms)
 {
 	struct pin *pins = NULL;
-	int dir_fd, ret = 0;
+	int dir_fd, lock, ret = 0, r;
 	size_t n = 0;
 	uid_t uid;
 
@@ -433,54 +554,36 @@ static int cmd_drop(const char *user, bool force)
 		return 1;
 	}
 	/* Listed once for the names; each is read again under the user's lock. */
-	if (pins_list(dir_fd, uid, &pins, &n) < 0) {
+	r = pins_list(dir_fd, uid, &pins, &n);
+	if (r < 0) {
+		fprintf(stderr, "pam_namespace_check: %s: %s\n", NS_SHARE_DIR, strerror(-r));
 		close(dir_fd);
 		return 1;
 	}
-	if (n == 0)
+	if (n == 0) {
 		printf("%s has no pinned namespace\n", user);
-	for (size_t i = 0; i < n; i++) {
-		struct ns_share_state st = {0};
-		int lock = ns_share_lock(pins[i].udir), r;
-		size_t stale = 0;
-
-		if (lock < 0) {
-			fprintf(stderr, "pam_namespace_check: locking: %s\n", strerror(-lock));
-			ret = 1;
-			break;
-		}
-		r = ns_share_state_read(pins[i].udir, pins[i].key, &st);
-		if (r == -ENOENT) {
-			close(lock);
-			continue;
-		}
-		if (r < 0) /* unreadable: the pin cannot be joined anyway; remove what is there */
-			st = (struct ns_share_state){0};
-		else
-			r = ns_share_sessions(pins[i].udir, pins[i].key,
-					      force ? NS_SHARE_SCAN_COUNT
-						    : NS_SHARE_SCAN_PRUNE_TO_LIVE,
-					      &st, &stale);
-		if (r == 0 && st.n_sessions && !force) {
-			printf("%s: kept %s/%u/%s.ns, a session is open (dropped %zu stale); "
-			       "--force "
-			       "drops it\n",
-			       user, NS_SHARE_DIR, pins[i].uid, pins[i].key, stale);
-			ret = 1;
-		} else {
-			r = ns_share_drop(pins[i].udir, pins[i].key, &st, true);
-			if (r < 0) {
-				fprintf(stderr, "pam_namespace_check: dropping %s/%u/%s: %s\n",
-					NS_SHARE_DIR, pins[i].uid, pins[i].key, strerror(-r));
-				ret = 1;
-			} else {
-				printf("%s: dropped %s/%u/%s.ns\n", user, NS_SHARE_DIR, pins[i].uid,
-				       pins[i].key);
-			}
-		}
-		ns_share_state_free(&st);
-		close(lock);
+		goto out;
 	}
+	/* One lock per user: every pin listed is in the same directory. */
+	lock = lock_bounded(pins[0].udir, timeout_ms);
+	if (lock == -ETIMEDOUT) {
+		fprintf(stderr,
+			"pam_namespace_check: %s/%u/lock still held after %u ms (a session of %s "
+			"opening or closing, or stopped while it does): kept %zu pin%s\n",
+			NS_SHARE_DIR, (unsigned)uid, timeout_ms, user, n, n == 1 ? "" : "s");
+		ret = 1;
+		goto out;
+	}
+	if (lock < 0) {
+		fprintf(stderr, "pam_namespace_check: locking %s/%u/lock: %s\n", NS_SHARE_DIR,
+			(unsigned)uid, strerror(-lock));
+		ret = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		ret |= drop_one(user, &pins[i], force);
+	close(lock);
+out:
 	pins_free(pins, n);
 	close(dir_fd);
 	return ret;
@@ -542,17 +645,19 @@ bool ns_check_share_wanted(int argc, char **argv)
 
 int ns_check_share_main(int argc, char **argv)
 {
-	enum { OPT_SHARED = 0x100, OPT_ENTER, OPT_DROP, OPT_FORCE, OPT_JSON };
+	enum { OPT_SHARED = 0x100, OPT_ENTER, OPT_DROP, OPT_FORCE, OPT_JSON, OPT_TIMEOUT };
 	static const struct option options[] = {
 		{"shared", no_argument, NULL, OPT_SHARED},
 		{"enter", required_argument, NULL, OPT_ENTER},
 		{"drop", required_argument, NULL, OPT_DROP},
 		{"force", no_argument, NULL, OPT_FORCE},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"timeout", required_argument, NULL, OPT_TIMEOUT},
 		{0},
 	};
 	const char *enter = NULL, *drop = NULL;
 	bool shared = false, force = false, json = false;
+	unsigned timeout_ms = NS_CHECK_DROP_TIMEOUT_S * 1000;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "+", options, NULL)) != -1) {
@@ -572,6 +677,22 @@ int ns_check_share_main(int argc, char **argv)
 		case OPT_JSON:
 			json = true;
 			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '0' || optarg[0] > '9' || v > 3600) {
+				fprintf(stderr,
+					"pam_namespace_check: --timeout %s: want seconds, "
+					"0 to 3600\n",
+					optarg);
+				return 2;
+			}
+			timeout_ms = (unsigned)v * 1000;
+			break;
+		}
 		default:
 			return 2;
 		}
@@ -579,12 +700,25 @@ int ns_check_share_main(int argc, char **argv)
 	if (shared + !!enter + !!drop != 1 || (optind < argc && !enter)) {
 		fprintf(stderr, "usage: pam_namespace_check --shared [--json]\n"
 				"       pam_namespace_check --enter USER [-- COMMAND ARGS...]\n"
-				"       pam_namespace_check --drop USER [--force]\n");
+				"       pam_namespace_check --drop USER|UID [--force] [--timeout "
+				"SECONDS]\n");
 		return 2;
+	}
+	/*
+	 * Everything below NS_SHARE_DIR is root's, mode 0700: say so, rather
+	 * than what the first refused open happens to answer.
+	 */
+	if (geteuid() != 0) {
+		fprintf(stderr, "pam_namespace_check: --%s needs root: %s is root's alone\n",
+			shared	? "shared"
+			: enter ? "enter"
+				: "drop",
+			NS_SHARE_DIR);
+		return 1;
 	}
 	if (shared)
 		return cmd_list(json);
 	if (enter)
 		return cmd_enter(enter, argv + optind);
-	return cmd_drop(drop, force);
+	return cmd_drop(drop, force, timeout_ms);
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "plan.h"
 
@@ -15,3 +16,9 @@ int ns_check_share_main(int argc, char **argv);
  */
 void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
 			 bool ignore_parent_mode);
+
+/* How long --drop waits for the user's lock by default (--timeout). */
+#define NS_CHECK_DROP_TIMEOUT_S 10
+
+/* A uid in decimal: 0, -EINVAL if not a number, -ERANGE if not a uid. */
+int ns_check_parse_uid(const char *s, uid_t *ret);

@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# Mistakes that lock every user out, each found by plain pam_namespace_check
+# before anyone logs in: the check exits 1 naming the file:line and the
+# path, and then a real "su - alice" is indeed refused. And what is only
+# worth a warning (unknown names in a list, no entry) is said, with exit 0.
+# Runs in a sandbox: configuration, users and PAM services are throwaway.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../lib/sandbox.sh
+. "$here/../lib/sandbox.sh"
+sandbox_enter "$@"
+
+check=${NS_CHECK:?NS_CHECK names the built pam_namespace_check}
+conf=/etc/security/namespace.conf
+
+# found_then_refused WHAT TEXT...: the plain check exits 1 and says each
+# TEXT; then su - alice fails and alice's command does not run.
+found_then_refused() {
+	local what=$1 rc=0 out t
+	shift
+	out=$("$check" 2>&1) || rc=$?
+	assert_status 1 "$rc" "$what: exit status of the plain check: $out"
+	for t in "$@"; do
+		assert_contains "$out" "$t" "$what: the check's diagnostic"
+	done
+	rm -f "$SB_OUT/ran"
+	rc=0
+	out=$(sandbox_su alice "touch $SB_OUT/ran") || rc=$?
+	assert_nonzero "$rc" "$what: su - alice: $out"
+	assert_no_file "$SB_OUT/ran" "$what: alice's command"
+}
+
+# fine: the plain check exits 0 and su - alice works.
+fine() {
+	local out
+	out=$("$check" 2>&1) || fail "$1: the plain check: $out"
+	rm -f "$SB_OUT/ran"
+	out=$(sandbox_su alice "touch $SB_OUT/ran") || fail "$1: su - alice: $out"
+	assert_file "$SB_OUT/ran" "$1: alice's command"
+}
+
+sb_note "the setup that works"
+sandbox_private_tmp root
+fine "the usual /tmp and /var/tmp"
+
+sb_note "an instance parent with mode 0755"
+chmod 0755 /tmp/tmp-inst
+found_then_refused "parent 0755" \
+	"$conf:1: error: instance parent /tmp/tmp-inst has owner root, group root, mode 0755; it must be owned by root with mode 000"
+sb_note "... which ignore_instance_parent_mode accepts, in the check as in the module"
+out=$("$check" --ignore-instance-parent-mode 2>&1) || fail "relaxed: $out"
+sandbox_pam_args ignore_instance_parent_mode
+out=$(sandbox_su alice "touch $SB_OUT/ran") || fail "relaxed: su - alice: $out"
+sandbox_pam_args
+chmod 000 /tmp/tmp-inst
+
+sb_note "an instance parent owned by a user"
+chown alice /var/tmp/tmp-inst
+found_then_refused "parent owned by alice" \
+	"$conf:2: error: instance parent /var/tmp/tmp-inst has owner alice"
+chown root /var/tmp/tmp-inst
+
+sb_note "a missing directory above the instance parent"
+sandbox_conf "/tmp /tmp/inst/parent/ user root"
+found_then_refused "missing grandparent" \
+	"$conf:1: error: instance parent /tmp/inst/parent is missing and so is a directory above it"
+sb_note "... while a missing last component is fine: the module makes it"
+sandbox_conf "/tmp /tmp/inst/ user root"
+fine "missing parent, one mkdir away"
+assert_eq "0 root" "$(stat -c '%a %U' /tmp/inst)" "the parent the module made"
+
+sb_note "... or the polydir, when create makes it first"
+sandbox_conf "/tmp/made /tmp/made/.inst/ user:create root"
+fine "parent under a polydir create makes"
+assert_eq "0 root" "$(stat -c '%a %U' /tmp/made/.inst)" "the parent under the new polydir"
+rm -rf /tmp/made
+
+sb_note "an instance prefix without its trailing slash"
+sandbox_conf "/tmp /tmp/tmp-inst user root"
+found_then_refused "no trailing slash" \
+	"$conf:1: error: instance parent /tmp has owner root, group root, mode 1777" \
+	"the instance prefix /tmp/tmp-inst has no trailing slash"
+sandbox_private_tmp root
+
+sb_note "a namespace.init that is not executable"
+printf '#!/bin/sh\nexit 0\n' >/etc/security/namespace.init
+chmod 0644 /etc/security/namespace.init
+found_then_refused "init not executable" \
+	"$conf:1: error: init script /etc/security/namespace.init is not executable"
+sb_note "... or that others can write"
+chmod 0757 /etc/security/namespace.init
+found_then_refused "init writable by others" \
+	"$conf:1: error: init script /etc/security/namespace.init (owner root, group root, mode 0757) must be a regular file owned by root and not writable by group or others"
+sb_note "... reported once, though both lines run it"
+out=$("$check" 2>&1) || true
+assert_eq 1 "$(grep -c 'namespace.init' <<<"$out")" "one diagnostic for the script: $out"
+chmod 0755 /etc/security/namespace.init
+fine "an executable namespace.init"
+
+sb_note "an iscript= owned by a user"
+printf '#!/bin/sh\nexit 0\n' >/etc/security/alice.init
+chmod 0755 /etc/security/alice.init
+chown alice /etc/security/alice.init
+sandbox_conf "/tmp /tmp/tmp-inst/ user:iscript=/etc/security/alice.init root"
+found_then_refused "iscript owned by alice" \
+	"$conf:1: error: init script /etc/security/alice.init (owner alice"
+sandbox_private_tmp root
+
+sb_note "a polydir that does not exist, without create"
+sandbox_conf "/tmp/none /tmp/tmp-inst/ user root"
+found_then_refused "missing polydir" \
+	"$conf:1: error: polydir /tmp/none does not exist and the line has no create flag"
+
+sb_note "a namespace.d file others can write"
+sandbox_private_tmp root
+sandbox_conf_d 50-x.conf "/var/tmp /var/tmp/tmp-inst/ user root"
+chmod 0666 /etc/security/namespace.d/50-x.conf
+found_then_refused "namespace.d file 0666" \
+	"/etc/security/namespace.d/50-x.conf: error: refusing"
+rm /etc/security/namespace.d/50-x.conf
+
+sb_note "an extended line whose list names a group nobody knows"
+sandbox_conf "/tmp /tmp/tmp-inst/ user+ @nosuchgroup"
+found_then_refused "unknown group" \
+	"$conf:1: error: group @\"nosuchgroup\" in the list of users is unknown"
+
+sb_note "\$HOME lines: what depends on the user is left to --user and --all-users"
+sandbox_conf "\$HOME \$HOME/.ns/inst/ user ~alice,bob"
+out=$("$check" 2>&1) || fail "a \$HOME line: $out"
+assert_contains "$out" "configuration OK: 1 entry" "a \$HOME line"
+rc=0
+out=$("$check" --all-users 2>&1) || rc=$?
+assert_status 1 "$rc" "--all-users, no \$HOME/.ns: $out"
+assert_contains "$out" "alice: REFUSED: $conf:1: instance parent /home/alice/.ns/inst is missing and so is a directory above it" \
+	"alice's line"
+assert_contains "$out" "bob: REFUSED" "bob's line"
+assert_not_contains "$out" "carol" "carol, whom the line does not select"
+assert_contains "$out" "2 with a polyinstantiated directory, 2 would be refused" "the summary"
+rc=0
+out=$(sandbox_su alice "touch $SB_OUT/ran") || rc=$?
+assert_nonzero "$rc" "su - alice without \$HOME/.ns: $out"
+install -d -o alice -m 0755 /home/alice/.ns
+rc=0
+out=$("$check" --all-users 2>&1) || rc=$?
+assert_status 1 "$rc" "--all-users, bob still without \$HOME/.ns: $out"
+assert_not_contains "$out" "alice: REFUSED" "alice, with her \$HOME/.ns"
+assert_contains "$out" "2 with a polyinstantiated directory, 1 would be refused" "the summary"
+out=$(sandbox_su alice "touch $SB_OUT/ran") || fail "su - alice with \$HOME/.ns: $out"
+
+sb_note "warnings: unknown names, no entry; exit 0"
+sandbox_private_tmp "root,nosuchuser"
+out=$("$check" 2>&1) || fail "unknown name: $out"
+assert_contains "$out" "$conf:1: warning: unknown user \"nosuchuser\" in the list of users: the module ignores it" \
+	"the unknown name"
+sandbox_private_tmp "~nosuchuser"
+out=$("$check" 2>&1) || fail "~unknown: $out"
+assert_contains "$out" "$conf:1: warning: the line applies only to the users of its list, and the name service knows none of them" \
+	"a ~ list of unknown names"
+sandbox_conf "# nothing"
+out=$("$check" 2>&1) || fail "no entry: $out"
+assert_contains "$out" "warning: no active entry" "no entry"
+sb_note "ok"
