@@ -10,8 +10,9 @@
 #
 #   test_trixie.sh build          the README's build (-Dwerror=true), the
 #                                 unit suite, every package tests/run
-#                                 installs resolved in trixie's archive, and
-#                                 debian/control's Build-Depends satisfied
+#                                 installs resolved in trixie's archive,
+#                                 debian/control's Build-Depends satisfied,
+#                                 and "bash tests/run demo"
 #   test_trixie.sh compat K/N     shard K of N of tests/compat against
 #                                 trixie's Linux-PAM 1.7.0 module
 #   test_trixie.sh login          the login(1) tests (util-linux 2.41's
@@ -93,6 +94,10 @@ grep -q "^libaudit-dev$" bd.list || { echo "FAIL: libaudit-dev not in Build-Depe
 apt-get install -s --no-install-recommends $(grep -v debhelper-compat bd.list) >apt-bd.log 2>&1 ||
 	{ tail -n 20 apt-bd.log; exit 1; }
 echo "ok: Build-Depends resolve: $(tr "\n" " " <bd.list)"
+echo "# bash tests/run demo (its packages are in the root: nothing to install)"
+bash tests/run demo >demo.log 2>&1 || { tail -n 40 demo.log; exit 1; }
+grep -q "^=== installing" demo.log && { echo "FAIL: the demo installed packages"; exit 1; }
+grep "^=== done" demo.log
 '
 	;;
 compat)
