@@ -8,8 +8,10 @@
 # status. Nothing is written into ROOT and nothing is mounted on the host:
 # in a private mount and PID namespace an overlay puts a throwaway tmpfs
 # over ROOT (mounted at WORK/mnt), with a /proc of that PID namespace, a
-# devpts of its own, a tmpfs on /run (the sandboxes of the tests cover /tmp themselves), and the host's /sys bound read-only (without its submounts);
-# all of it ends with COMMAND. The environment is emptied but for PATH,
+# devpts of its own, a tmpfs on /run (the tests' sandboxes cover /tmp
+# themselves) and the host's /sys bound read-only (without its submounts);
+# the overlay is made the namespace's root and the host's tree detached.
+# All of it ends with COMMAND. The environment is emptied but for PATH,
 # HOME, TERM and LANG.
 set -euo pipefail
 
@@ -50,6 +52,14 @@ mount -t tmpfs -o mode=0755,nosuid,nodev ns-trixie-run "$r/run"
 mkdir "$r/src"
 tar -C "$src" --exclude='./build*' --exclude=./.git -cf - . | tar -C "$r/src" -xf -
 
-# Nothing of the caller's environment: paths in it name the host's tree.
-exec chroot "$r" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-	HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash -c "cd /src && $*"
+# The overlay becomes the root of this mount namespace (pivot_root, not
+# chroot): a process that enters a mount namespace made from it (setns, as
+# nsenter, share_namespace and a failed session's way back do) gets that
+# namespace's root, which would be the host's tree after a chroot. The
+# host's tree is then detached. Nothing of the caller's environment goes in:
+# paths in it name the host's tree.
+mkdir "$r/.host"
+cd "$r"
+pivot_root . .host
+exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb LANG=C.UTF-8 /bin/bash -c "umount -l /.host && rmdir /.host && cd /src && $*"
