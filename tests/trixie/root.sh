@@ -30,7 +30,11 @@ mirror=${NS_TRIXIE_MIRROR:-http://deb.debian.org/debian}
 mirror=${mirror%/}
 packages=meson,ninja-build,gcc,libc6-dev,pkg-config,libpam0g-dev,libaudit-dev,libmount-dev
 packages+=,libselinux1-dev,libmd-dev,libcmocka-dev,scdoc,build-essential,debhelper,dpkg-dev
-packages+=,libpam-modules,libpam-runtime,login,util-linux,bsdutils,procps,python3,file
+packages+=,libpam-modules,libpam-runtime,libpam-systemd,login,util-linux,bsdutils,procps,python3,file
+# The other integration tests (test_trixie.sh suites): sshd's, whose .deb is
+# kept in /opt/ns-debs for them to unpack as tests/vm/fetch.sh does on the
+# host, nss_wrapper's, and share='s X server and client.
+packages+=,openssh-server,openssh-client,sshpass,openssl,iproute2,libnss-wrapper,xvfb,x11-utils
 
 key=$(printf '%s\n' "$suite" "$mirror" "$packages" minbase lists | sha256sum | cut -c1-16)
 root=$cache/root-$suite-$key
@@ -45,9 +49,12 @@ if [[ ! -e "$root/.complete" ]]; then
 	echo "root.sh: making $root with mmdebstrap" >&2
 	rm -rf "$root" "$root.part" "$cache/tmp"
 	mkdir -p "$cache/tmp"
+	# shellcheck disable=SC2016 # the hook's $1 is mmdebstrap's
 	TMPDIR=$cache/tmp unshare --mount --pid --fork --kill-child --propagation private \
 		mmdebstrap --mode=root --variant=minbase --skip=cleanup/apt/lists \
-		--include="$packages" "$suite" "$root.part" "$mirror" >&2
+		--include="$packages" \
+		--customize-hook='mkdir -p "$1/opt/ns-debs" && cp "$1"/var/cache/apt/archives/openssh-server_*.deb "$1/opt/ns-debs/"' \
+		"$suite" "$root.part" "$mirror" >&2
 	touch "$root.part/.complete"
 	mv "$root.part" "$root"
 	rm -rf "$cache/tmp"

@@ -18,6 +18,8 @@
 #   test_trixie.sh login          the login(1) tests (util-linux 2.41's
 #                                 login, which hangs up its terminal) and
 #                                 su's, driven by tests/driver/pty_run
+#   test_trixie.sh suites         the unit, kernel, security and integration
+#                                 suites, all of them, run in the root
 #   test_trixie.sh deb            the .deb built by dpkg-buildpackage and
 #                                 installed by dpkg, with Debian's own
 #                                 namespace.init and login.defs: a new
@@ -126,6 +128,29 @@ grep -qx "/tmp/tmp-inst/alice/from-login f 644 alice:alice" /run/k/ours/login_se
 	{ echo "FAIL: login did not run the session command"; cat /run/k/ours/login_session; exit 1; }
 '
 	;;
+suites)
+	# shellcheck disable=SC2016 # expanded in the root
+	in_root "$versions"'
+set -e
+meson setup build >/dev/null && meson compile -C build >/dev/null
+# sshd unpacked into the build tree, as tests/vm/fetch.sh does on the host.
+c=build/tests/integration/cache
+mkdir -p "$c/root" "$c/stamps"
+dpkg-deb -x /opt/ns-debs/openssh-server_*.deb "$c/root"
+echo /opt/ns-debs >"$c/stamps/openssh-server"
+meson test -C build --suite unit --suite kernel --suite security --suite integration \
+	--print-errorlogs >suites.log 2>&1 || rc=$?
+grep -E "^ *[0-9]+/[0-9]+ " suites.log | grep -vE " OK " || true
+grep -E "^(Ok|Fail|Skipped|Timeout):" suites.log
+[[ ${rc:-0} == 0 ]] || {
+	python3 -c "import json
+for d in map(json.loads, open(\"build/meson-logs/testlog.json\")):
+    if d[\"result\"] not in (\"OK\", \"SKIP\"):
+        print(\"--- \" + d[\"name\"]); print(d[\"stdout\"][-4000:]); print((d.get(\"stderr\") or \"\")[-4000:])"
+	exit 1
+}
+'
+	;;
 deb)
 	bash "$here/deb_home.sh" "$root" "$src" "$work/run-deb"
 	;;
@@ -138,7 +163,7 @@ NS_MODULE=build/pam_namespace/pam_namespace.so NS_BENCH=build/tests/bench/ns_ben
 	NS_LPAM_MODULE=$ref bash tests/bench/bench.sh$args"
 	;;
 *)
-	echo "usage: test_trixie.sh build|compat K/N|login|deb|bench [ARGS]" >&2
+	echo "usage: test_trixie.sh build|compat K/N|login|suites|deb|bench [ARGS]" >&2
 	exit 2
 	;;
 esac
