@@ -6,18 +6,17 @@
 # Prints the path of a Debian 13 (trixie) root directory made by mmdebstrap
 # with the packages below: what building this module and its .deb needs
 # (libaudit-dev among them: trixie's pam.pc requires audit) and what the
-# compat cases and the login tests run (Linux-PAM 1.7.0's libpam-modules,
-# util-linux's su and login, python3 for the sandbox's syslog listener).
-# It is kept in
-# CACHE under a name made of the hash of the suite, mirror and package
-# list, so only a changed list makes it again (a minute or two); a warm
-# run just prints the name. The tests never write into it: they mount an
-# overlay over it in a private mount namespace (run.sh).
+# tests run (Linux-PAM 1.7.0's libpam-modules, util-linux's su and login,
+# python3 for the sandbox's syslog listener, the integration tests' tools).
+# It is kept in CACHE under a name made of the hash of the suite, mirror
+# and package list, so only a changed list makes it again (under a minute
+# here); a warm run just prints the name. The tests never write into it:
+# they mount an overlay over it in a private mount namespace (enter.sh).
 #
 # mmdebstrap runs in a private mount and PID namespace, so its chroot's
 # /proc, /sys and /dev mounts cannot outlive it; apt's lists are kept in the
 # root, so that apt-get can answer questions about trixie's packages inside
-# it (test_packages.sh) without trixie ever being in the host's sources.
+# it (test_trixie.sh build) without trixie ever being in the host's sources.
 set -euo pipefail
 
 [[ $# == 1 ]] || {
