@@ -23,12 +23,14 @@
 #include "config.h"
 #include "naming.h"
 #include "ns-build.h"
+#include "once.h"
 #include "plan.h"
 #include "selinux.h"
 #include "share.h"
 
 #define NS_DATA_SESSION "pam_namespace:session"
 #define NS_DATA_SHARE	"pam_namespace:share"
+#define NS_DATA_ONCE	"pam_namespace:once"
 
 #define PUBLIC __attribute__((visibility("default")))
 
@@ -285,6 +287,119 @@ static void share_cleanup(pam_handle_t *pamh, void *data, int error_status)
 	ns_share_free(data);
 }
 
+/*
+ * Kept as PAM data once a line of this handle's stack has set the session
+ * up (built) or found it set up already: later lines of the same stack
+ * (su-l including su, common-session and a service's own line) only count
+ * themselves in nested, and their closes count down, so that only the
+ * last close of the stack undoes what the first open made.
+ */
+struct once_data {
+	unsigned nested;
+	bool built;	       /* this handle built a namespace (else found one) */
+	bool unmount_on_close; /* the builder's argument: the close that undoes it uses it */
+};
+
+static void once_cleanup(pam_handle_t *pamh, void *data, int error_status)
+{
+	free(data);
+}
+
+/* Keep what close needs to know; a failure is logged, and the session refused. */
+static int once_keep(pam_handle_t *pamh, bool built, bool unmount_on_close)
+{
+	struct once_data *o = calloc(1, sizeof(*o));
+	int r = o ? PAM_SUCCESS : PAM_BUF_ERR;
+
+	if (o) {
+		*o = (struct once_data){.built = built, .unmount_on_close = unmount_on_close};
+		r = pam_set_data(pamh, NS_DATA_ONCE, o, once_cleanup);
+	}
+	if (r != PAM_SUCCESS) {
+		pam_syslog(pamh, LOG_ERR, "cannot keep the session data: %s",
+			   pam_strerror(pamh, r));
+		free(o);
+		return PAM_SYSTEM_ERR;
+	}
+	return PAM_SUCCESS;
+}
+
+/*
+ * Whether a refused session may tell its user: not with PAM_SILENT, not
+ * without a conversation, not for cron, at or systemd's user manager (their
+ * conversation reaches nobody, or a mail), and only where someone is at the
+ * other end: a PAM_TTY (a terminal, or sshd's "ssh"), or a terminal on
+ * stderr (su run from a shell without one on stdin).
+ */
+static bool may_tell_user(pam_handle_t *pamh, int flags)
+{
+	static const char *const quiet[] = {"cron", "crond", "atd", "systemd-user"};
+	const void *conv = NULL, *service = NULL, *tty = NULL;
+
+	if (flags & PAM_SILENT)
+		return false;
+	if (pam_get_item(pamh, PAM_CONV, &conv) != PAM_SUCCESS || !conv ||
+	    !((const struct pam_conv *)conv)->conv)
+		return false;
+	if (pam_get_item(pamh, PAM_SERVICE, &service) == PAM_SUCCESS && service)
+		for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+			if (strcmp(service, quiet[i]) == 0)
+				return false;
+	if (pam_get_item(pamh, PAM_TTY, &tty) == PAM_SUCCESS && tty && *(const char *)tty)
+		return strcmp(tty, "cron") != 0;
+	return isatty(STDERR_FILENO) == 1;
+}
+
+/* The one line a refused user sees; the reason is in the system log only. */
+static void tell_user(pam_handle_t *pamh, int flags, const char *polydir)
+{
+	if (!may_tell_user(pamh, flags))
+		return;
+	if (polydir)
+		(void)pam_error(pamh,
+				"pam_namespace: private %s could not be set up; the system log has "
+				"the reason",
+				polydir);
+	else
+		(void)pam_error(pamh, "pam_namespace: private directories could not be set up; "
+				      "the system log has the reason");
+}
+
+/*
+ * Whether the caller is in a namespace with this user's plan in place
+ * already (once.h): 1 if so, with the one debug line; 0 if not, or where
+ * that cannot be told (logged: the session is then set up anew). Not for
+ * unmnt_only, which only undoes.
+ */
+static int already_in(pam_handle_t *pamh, const struct ns_args *args, const struct ns_plan *plan,
+		      const struct ns_user *u, const char *share_key)
+{
+	const char *how = "share_namespace's pin";
+	int r;
+
+	if (plan->n_entries == 0 || args->unmnt_only)
+		return 0;
+	r = args->share_namespace ? ns_once_in_shared(u->uid, share_key) : 0;
+	/* Also with share_namespace: a session that could not share has a namespace of its own. */
+	if (r == 0) {
+		how = "its polydirs are mounts of its instances";
+		r = ns_once_in_place(plan);
+	}
+	if (r < 0) {
+		pam_syslog(pamh, LOG_WARNING,
+			   "cannot tell whether this process is in %s's namespace already: %s; "
+			   "setting it up",
+			   u->name, strerror(-r));
+		return 0;
+	}
+	if (r > 0)
+		pam_syslog(pamh, LOG_DEBUG,
+			   "this process is in the namespace set up for %s already (%s): nothing "
+			   "mounted",
+			   u->name, how);
+	return r;
+}
+
 static int parse_args(struct glue *g, struct ns_args *args, int argc, const char **argv)
 {
 	struct ns_diag diag = {.report = diag_to_syslog, .userdata = g};
@@ -320,13 +435,25 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct passwd pwd, *pw;
 	char pw_stack[2048], *pw_heap = NULL;
 	const char *user = NULL;
+	const void *data = NULL;
+	char share_key[33] = "";
 	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
 	mode_t mask;
 	int r, ret;
 
 	ret = parse_args(&g, &args, argc, argv);
-	if (ret != PAM_SUCCESS)
+	if (ret != PAM_SUCCESS) {
+		tell_user(pamh, flags, NULL);
 		return ret;
+	}
+	/* A second line of this stack: the session is set up already (once.h). */
+	if (pam_get_data(pamh, NS_DATA_ONCE, &data) == PAM_SUCCESS && data) {
+		((struct once_data *)data)->nested++;
+		pam_syslog(pamh, LOG_DEBUG,
+			   "set up already by an earlier pam_namespace line of this session's "
+			   "stack: nothing mounted");
+		return PAM_SUCCESS;
+	}
 
 	r = pam_get_user(pamh, &user, NULL);
 	if (r != PAM_SUCCESS || !user) {
@@ -459,10 +586,9 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.n_unmount_first = undo.n,
 	};
 	if (args.share_namespace) {
-		char key[33];
 		bool unmnt = args.unmnt_remnt || args.unmnt_only;
 
-		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, key);
+		r = ns_share_key(&plan, &u, &aopts, unmnt ? (long)undo.uid : -1L, share_key);
 		if (r < 0) {
 			pam_syslog(pamh, LOG_ERR,
 				   "share_namespace: cannot make the instance key: %s",
@@ -470,7 +596,14 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 			ret = pam_code(r);
 			goto out;
 		}
-		r = ns_share_open(&plan, &aopts, u.uid, key, sess, &share, &fail, apply_log, &g);
+	}
+	if (already_in(pamh, &args, &plan, &u, share_key) > 0) {
+		ret = once_keep(pamh, false, false);
+		goto out;
+	}
+	if (args.share_namespace) {
+		r = ns_share_open(&plan, &aopts, u.uid, share_key, sess, &share, &fail, apply_log,
+				  &g);
 	} else {
 		r = ns_apply(&plan, &aopts, sess, &fail, apply_log, &g);
 	}
@@ -501,8 +634,10 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 	sess = NULL;
-	ret = PAM_SUCCESS;
+	ret = once_keep(pamh, true, args.unmount_on_close);
 out:
+	if (ret != PAM_SUCCESS)
+		tell_user(pamh, flags, fail.entry ? fail.entry->polydir : NULL);
 	if (sess) {
 		ns_session_free(sess);
 		free(sess);
@@ -526,11 +661,28 @@ PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 	struct ns_args args;
 	struct ns_failure fail = {0};
 	const void *data = NULL;
+	struct once_data *once;
 	int r, ret;
 
 	ret = parse_args(&g, &args, argc, argv);
 	if (ret != PAM_SUCCESS)
 		return ret;
+	if (pam_get_data(pamh, NS_DATA_ONCE, &data) == PAM_SUCCESS && data) {
+		once = (struct once_data *)data;
+		/* A later line of the stack: the last close undoes what the first open made. */
+		if (once->nested) {
+			once->nested--;
+			return PAM_SUCCESS;
+		}
+		/* Found set up by another session: that session's close undoes it. */
+		if (!once->built) {
+			(void)pam_set_data(pamh, NS_DATA_ONCE, NULL, NULL);
+			return PAM_SUCCESS;
+		}
+		args.unmount_on_close = once->unmount_on_close;
+		(void)pam_set_data(pamh, NS_DATA_ONCE, NULL, NULL);
+	}
+	data = NULL;
 	if (pam_get_data(pamh, NS_DATA_SHARE, &data) == PAM_SUCCESS && data) {
 		/* Shared: the namespace's mounts and instances go with its last session. */
 		r = ns_share_close((struct ns_share *)data, args.unmount_on_close, &fail, apply_log,

@@ -111,7 +111,9 @@ static void complain(const struct ns_rule *r, const char *what, const char *pare
  * Like the module (SPEC 4), only the last component is created: a missing
  * directory above it is an error for the administrator to look at, not
  * something to invent with guessed owners and modes. An existing parent is
- * never changed, only reported when the module would refuse it.
+ * never changed: one the module would refuse is an error, so that the unit
+ * fails (systemctl --failed, the path in the journal) instead of every
+ * login through that line failing while the boot looks clean.
  */
 static int ensure_parent(const struct ns_rule *r, const char *parent)
 {
@@ -127,15 +129,21 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 			complain(r, "instance parent", parent, k);
 			return k;
 		}
-		if (st.st_uid != 0 || (st.st_mode & 0777))
+		if ((st.st_uid != 0 || (st.st_mode & 0777)) && !r->ignore_parent_mode) {
 			fprintf(stderr,
-				"%s:%u: warning: instance parent %s has owner uid %u and mode "
+				"%s:%u: error: instance parent %s has owner uid %u and mode "
 				"%04o; the module refuses it unless it is root-owned with mode "
 				"000 (or ignore_instance_parent_mode is given); not changed\n",
 				r->file, r->line, parent, (unsigned)st.st_uid,
 				(unsigned)(st.st_mode & 07777));
-		else if (verbose)
+			return -EPERM;
+		}
+		if (verbose && st.st_uid == 0 && !(st.st_mode & 0777))
 			printf("%s: exists, root, mode 0000\n", parent);
+		else if (verbose)
+			printf("%s: exists, owner uid %u, mode %04o, allowed by "
+			       "ignore_instance_parent_mode\n",
+			       parent, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		return 0;
 	}
 	if (fd != -ENOENT) {

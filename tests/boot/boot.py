@@ -9,8 +9,11 @@
 # cron job, systemd-tmpfiles-clean, a reboot. shared: one boot of an image
 # whose module line has share_namespace (issue 15); the console login, ssh
 # logins and a systemd --user service share one namespace, and its pin is
-# gone after the last logout. Each check prints one PASS or FAIL line; any
-# FAIL makes the exit status 1. qemu is killed by its pid on any way out.
+# gone after the last logout; then a helper unit failing on an unsafe
+# parent, and the package's life (the plain pam-auth-update profile, an
+# upgrade, a refused and a real removal) with logins at each step. Each
+# check prints one PASS or FAIL line; any FAIL makes the exit status 1.
+# qemu is killed by its pid on any way out.
 #
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 
@@ -321,27 +324,31 @@ def second_boot(old_scratch):
     poweroff(2)
 
 
-# README "Deploying it": where tmpfiles ages /tmp or /var/tmp (upstream
-# systemd's tmp.conf, unlike Debian's), X lines keep the parents and the
-# instances, not their old contents.
+# Where tmpfiles ages /tmp or /var/tmp (upstream systemd's tmp.conf, unlike
+# Debian's), the package's own snippet, /usr/lib/tmpfiles.d/pam_namespace.conf,
+# keeps the parents and the instances, not their old contents: nothing in
+# /etc/tmpfiles.d is needed for the example lines' parents.
 AGING = "q /tmp 1777 root root 10d\nq /var/tmp 1777 root root 30d\n"
-KEEP = ("X /tmp/tmp-inst\nX /tmp/tmp-inst/*\n"
-        "X /var/tmp/tmp-inst\nX /var/tmp/tmp-inst/*\n")
+SNIPPET = "/usr/lib/tmpfiles.d/pam_namespace.conf"
 
 
 def aged_clean():
     """Upstream systemd's aging of /tmp (10 days) and /var/tmp (30 days),
-    the README's X lines, the clock 40 days on, alice logged in on the
-    console: systemd-tmpfiles-clean removes her old files, not the parents
-    or the instances (without the X lines it removed /tmp/tmp-inst and her
-    live /tmp instance with it). Last: the clock stays on."""
+    the package's tmpfiles snippet alone, the clock 40 days on, alice logged
+    in on the console: systemd-tmpfiles-clean removes her old files, not
+    the parents or the instances (without the snippet it removed
+    /tmp/tmp-inst and her live /tmp instance with it). Last: the clock
+    stays on."""
+    out = root("ls %s /etc/tmpfiles.d/pam_namespace.conf 2>&1 || true" % SNIPPET)
+    result(SNIPPET + "\n" in out and "cannot access '/etc/tmpfiles.d/" in out,
+           "the package's tmpfiles snippet is installed, no copy in "
+           "/etc/tmpfiles.d shadows it", out.strip().replace("\n", "; "))
     con = Console("alice", "alicepw")
     con.run("echo live >/tmp/live-note; echo live >/var/tmp/live-note")
-    root("printf '%s' >/etc/tmpfiles.d/tmp.conf; printf '%s' "
-         ">/etc/tmpfiles.d/pam_namespace.conf; date -s '+40 days' >/dev/null; "
+    root("printf '%s' >/etc/tmpfiles.d/tmp.conf; date -s '+40 days' >/dev/null; "
          "touch -d '-1 hour' /tmp/tmp-inst/alice/live-note "
-         "/var/tmp/tmp-inst/alice/live-note" % (AGING, KEEP))
-    tmpfiles_clean("40 days on, upstream aging, the X lines")
+         "/var/tmp/tmp-inst/alice/live-note" % AGING)
+    tmpfiles_clean("40 days on, upstream aging, the package's snippet")
     check_parents("40 days on, after systemd-tmpfiles-clean.service")
     left = root("ls -A /tmp/tmp-inst /var/tmp/tmp-inst /var/tmp/tmp-inst/alice"
                 ).split()
@@ -484,7 +491,126 @@ def shared_boot():
     result(not own, "share_namespace: no session of alice's was refused the "
            "shared namespace (journal)", "%d such lines" % len(own))
     check_common(1)
+    helper_fails()
+    package_cycle()
     poweroff(1)
+
+
+def helper_fails():
+    """An instance parent the module would refuse fails the helper's unit,
+    with the path in the journal (systemctl --failed shows it), instead of
+    a clean boot behind failing logins; fixed, the unit starts again."""
+    unit = "pam_namespace_ng_helper.service"
+    root("chmod 755 /var/tmp/tmp-inst; systemctl restart %s || true" % unit)
+    state = root("systemctl is-failed %s || true" % unit).strip()
+    failed = root("systemctl --failed --no-legend --plain").strip()
+    journal = root("journalctl -b -u %s -o cat --no-pager | grep -F "
+                   "/var/tmp/tmp-inst || true" % unit).strip()
+    result(state == "failed" and unit in failed and
+           "instance parent /var/tmp/tmp-inst" in journal,
+           "a parent of mode 0755 fails %s, the path in the journal" % unit,
+           "is-failed: %s; journal: %s" % (state, journal.split("\n")[-1]))
+    root("chmod 000 /var/tmp/tmp-inst; systemctl restart %s" % unit)
+    state = root("systemctl is-active %s || true" % unit).strip()
+    failed = root("systemctl --failed --no-legend --plain").strip()
+    result(state == "active" and not failed,
+           "the parent made safe, %s starts again" % unit,
+           "%s; systemctl --failed: %s" % (state, failed or "0 units"))
+
+
+def logins_work(when, private):
+    """alice's console and ssh logins and bob's ssh login succeed; with
+    private, alice's /tmp is her instance, else the real /tmp."""
+    real = stat(root, "/tmp")
+    con = Console("alice", "alicepw")
+    c_tmp = stat(con.run, "/tmp")
+    con.logout()
+    s_tmp = stat(lambda c: ssh("alice", c), "/tmp")
+    b_tmp = stat(lambda c: ssh("bob", c), "/tmp")
+    want = real
+    if private:
+        want = stat(root, "/tmp/tmp-inst/alice")
+    result(c_tmp == want and s_tmp == want and
+           (b_tmp != real) == private,
+           "%s: alice's console and ssh logins and bob's ssh login work, "
+           "with %s /tmp" % (when, "a private" if private else "the real"),
+           "alice console %s, ssh %s; bob %s; real /tmp %s" %
+           (c_tmp, s_tmp, b_tmp, real))
+
+
+def common_lines():
+    return root("grep -h pam_namespace_ng /etc/pam.d/common-session "
+                "/etc/pam.d/common-session-noninteractive || true").strip()
+
+
+def package_cycle():
+    """The package's life on the booted system: the plain pam-auth-update
+    profile instead of the shared one, an upgrade (the same .deb installed
+    again), a removal refused while a pam.d file names the module, and the
+    removal. Logins work at every step."""
+    env = "DEBIAN_FRONTEND=noninteractive "
+    deb = "/root/libpam-namespace-ng.deb"
+    root(env + "pam-auth-update --disable namespace-ng-shared "
+         "--enable namespace-ng")
+    lines = common_lines()
+    ok = [x.split() for x in lines.split("\n")]
+    result(len(ok) == 2 and all(x[:3] == ["session", "required",
+                                          "pam_namespace_ng.so"] and
+                                "share_namespace" not in x for x in ok),
+           "pam-auth-update --enable namespace-ng (plain) replaces the "
+           "share_namespace line in common-session(-noninteractive)",
+           lines.replace("\n", "; "))
+    logins_work("the plain profile", True)
+    # Two sessions open at once: a closed session's namespace number may be
+    # given to the next one.
+    con = Console("alice", "alicepw")
+    c_ns = ns_of(con.run)
+    s_ns = ns_of(lambda c: ssh("alice", c))
+    held = pins(2001)
+    con.logout()
+    result(c_ns != s_ns and not held,
+           "the plain profile: alice's console and ssh sessions have "
+           "namespaces of their own, none is pinned",
+           "%s, %s; pins: %s" % (c_ns, s_ns, " ".join(held) or "none"))
+
+    out = root(env + "dpkg -i %s 2>&1; echo status $?" % deb)
+    after = common_lines()
+    result(out.strip().endswith("status 0") and after == lines,
+           "upgrade (the same version installed again): dpkg -i succeeds, "
+           "the plain profile stays enabled", "%s; %s" %
+           (out.strip().split("\n")[-1], after.replace("\n", "; ")))
+    logins_work("after the upgrade", True)
+
+    root("printf 'session required pam_namespace_ng.so\\n' "
+         ">/etc/pam.d/ns-local")
+    out = root(env + "dpkg -r libpam-namespace-ng 2>&1; echo status $?")
+    state = root("dpkg-query -W -f '${db:Status-Status}\\n' libpam-namespace-ng; "
+                 "ls /lib/x86_64-linux-gnu/security/pam_namespace_ng.so"
+                 ).split()
+    result(not out.strip().endswith("status 0") and
+           "/etc/pam.d/ns-local:1:" in out and state[0] == "installed" and
+           common_lines() == lines,
+           "dpkg -r is refused while /etc/pam.d/ns-local names the module; "
+           "the package and the profile's lines stay",
+           "%s; %s" % (" ".join(x for x in out.split("\n")
+                                if "ns-local" in x or "status" in x),
+                       " ".join(state)))
+    logins_work("after the refused removal", True)
+
+    root("rm /etc/pam.d/ns-local")
+    out = root(env + "dpkg -r libpam-namespace-ng 2>&1; echo status $?")
+    named = root("grep -rlE '^[^#]*pam_namespace_ng[.]so' /etc/pam.d "
+                 "/usr/lib/pam.d /etc/pam.conf 2>/dev/null || true").strip()
+    gone = root("ls /lib/x86_64-linux-gnu/security/pam_namespace_ng.so 2>&1 "
+                "|| true")
+    result(out.strip().endswith("status 0") and not named and
+           "No such file" in gone,
+           "dpkg -r libpam-namespace-ng: removed, and no pam.d file names "
+           "the module", "%s; files naming it: %s" %
+           (out.strip().split("\n")[-1], named or "none"))
+    logins_work("after the removal", False)
+    note("systemctl --failed after the removal: %s" % (
+        root("systemctl --failed --no-legend --plain").strip() or "0 units"))
 
 
 def main():

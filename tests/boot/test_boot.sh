@@ -11,9 +11,11 @@
 #   test_boot.sh [default|shared]
 #
 # default: the module line of "Deploying it", two boots (boot.py default).
-# shared: the same line with share_namespace (issue 15), one boot
-# (boot.py shared); skipped, saying so, when the packaged module does not
-# know that argument.
+# shared: the same line with share_namespace (issue 15), put in place by
+# the package's pam-auth-update profile, one boot (boot.py shared), which
+# then goes through the package's life: the plain profile, an upgrade, a
+# refused and a real removal; skipped, saying so, when the packaged module
+# does not know that argument.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
@@ -109,7 +111,13 @@ in_root dpkg -i "/root/$(basename "$deb")" >"$work/dpkg.log" 2>&1 || {
 	echo "FAIL: dpkg -i of the package in the image"
 	exit 1
 }
-rm "$root/root/$(basename "$deb")"
+# shared: the same .deb stays in the image for boot.py's upgrade (the same
+# version installed again) and removal.
+if [[ $mode == shared ]]; then
+	mv "$root/root/$(basename "$deb")" "$root/root/libpam-namespace-ng.deb"
+else
+	rm "$root/root/$(basename "$deb")"
+fi
 echo "# dpkg -i $(basename "$deb"): $(grep -c '' "$work/dpkg.log") lines of output, status 0"
 
 echo bootvm >"$root/etc/hostname"
@@ -153,17 +161,22 @@ grep -q '^@include common-session-noninteractive' "$root/etc/pam.d/cron" || {
 stacks=(login sshd cron su su-l systemd-user)
 [[ -e "$root/etc/pam.d/systemd-user" ]] ||
 	cp "$root/usr/lib/pam.d/systemd-user" "$root/etc/pam.d/systemd-user"
-profile=/usr/share/pam-configs/namespace-ng
-if [[ $mode == shared && -e $root$profile ]]; then
+for p in namespace-ng namespace-ng-shared; do
+	[[ -e $root/usr/share/pam-configs/$p ]] || {
+		echo "FAIL: the package has no pam-auth-update profile $p"
+		exit 1
+	}
+done
+if [[ $mode == shared ]]; then
 	# share_namespace as README "One namespace per user" deploys it with the
 	# package: its pam-auth-update profile puts the line in common-session
 	# and common-session-noninteractive, which every stack above includes
 	# (systemd-user's vendor file too: no copy of it). debug, for the
 	# journal's lines.
 	rm "$root/etc/pam.d/systemd-user"
-	in_root pam-auth-update --enable namespace-ng >"$work/pam-auth-update.log" 2>&1 || {
+	in_root pam-auth-update --enable namespace-ng-shared >"$work/pam-auth-update.log" 2>&1 || {
 		cat "$work/pam-auth-update.log"
-		echo "FAIL: pam-auth-update --enable namespace-ng in the image"
+		echo "FAIL: pam-auth-update --enable namespace-ng-shared in the image"
 		exit 1
 	}
 	sed -i 's/pam_namespace_ng\.so share_namespace$/& debug/' \
@@ -171,7 +184,7 @@ if [[ $mode == shared && -e $root$profile ]]; then
 	stacks=()
 	for s in common-session common-session-noninteractive; do
 		grep -q '^session.*pam_namespace_ng\.so share_namespace debug$' "$root/etc/pam.d/$s" || {
-			echo "FAIL: pam-auth-update --enable namespace-ng left /etc/pam.d/$s without the line"
+			echo "FAIL: pam-auth-update --enable namespace-ng-shared left /etc/pam.d/$s without the line"
 			exit 1
 		}
 	done

@@ -50,6 +50,19 @@ if ! module_is_linux_pam; then
 	assert_log_contains "/etc/security/namespace.d/10-tmp.conf" "a namespace.d file owned by alice"
 	rm /etc/security/namespace.d/10-tmp.conf
 
+	sb_note "a namespace.d owned by alice is refused, its files root's"
+	sandbox_conf_d 10-tmp.conf '/var/tmp /var/tmp/tmp-inst/ user root'
+	chown alice /etc/security/namespace.d
+	sandbox_log_clear
+	rc=0
+	out=$(sandbox_su bob 'echo RAN') || rc=$?
+	assert_nonzero "$rc" "su - bob with a namespace.d owned by alice"
+	assert_not_contains "$out" RAN "bob's command"
+	assert_log_contains "directory /etc/security/namespace.d is owned by uid 2001" \
+		"a namespace.d owned by alice"
+	chown root /etc/security/namespace.d
+	rm /etc/security/namespace.d/10-tmp.conf
+
 	sb_note "no namespace.conf at all fails the session"
 	rm "$conf"
 	rc=0

@@ -81,15 +81,15 @@ assert_file /var/tmp/tmp-inst/alice/alice-file "the line kept"
 assert_file /tmp/alice-tmp "the line skipped: alice's /tmp is the real one"
 sandbox_pam_args
 
-sb_note "a polydir that does not exist"
-sandbox_conf "/nonexistent-polydir /tmp/tmp-inst/ user root"
+sb_note "a polydir that does not exist (in /srv: one made by mistake ends with the sandbox)"
+sandbox_conf "/srv/nonexistent-polydir /tmp/tmp-inst/ user root"
 sandbox_log_clear
 expect_failed_su "missing polydir"
 if ! module_is_linux_pam; then
 	assert_log_contains "$conf:1" "missing polydir"
-	assert_log_contains "/nonexistent-polydir" "missing polydir"
+	assert_log_contains "/srv/nonexistent-polydir" "missing polydir"
 fi
-assert_no_file /nonexistent-polydir "missing polydir created"
+assert_no_file /srv/nonexistent-polydir "missing polydir created"
 
 sb_note "login fails the same way"
 sandbox_conf "/tmp /tmp/tmp-inst/ user root"

@@ -153,8 +153,8 @@ assert_eq 0 "$(pins "$alice")" "the pin after all twelve closed"
 [[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
 sb_note "a session that fails to build leaves the caller as it was and pins nothing"
-sandbox_conf '/tmp /tmp-bad/ user root'
-install -d -m 0755 /tmp-bad
+sandbox_conf '/tmp /srv/tmp-bad/ user root'
+install -d -m 0755 /srv/tmp-bad
 rc=0
 out=$(sandbox_driver --show-ns ns-driver alice -- true) || rc=$?
 assert_ne 0 "$rc" "the session must fail: its instance parent is 0755"
@@ -198,17 +198,17 @@ release c2
 assert_eq 0 "$(pins "$alice")" "no pin after both closed"
 sandbox_conf '/tmp tmpfs tmpfs root'
 
-sb_note "tmpdir instances stay while a session uses them and go with the last"
-sandbox_conf '/tmp /tmp-inst/ tmpdir root'
-sandbox_inst_parent /tmp-inst
+sb_note "tmpdir instances, the instance parent in /srv: they stay while a session uses them and go with the last"
+sandbox_conf '/tmp /srv/tmp-inst/ tmpdir root'
+sandbox_inst_parent /srv/tmp-inst
 hold t1 driver alice 'echo t >/tmp/t'
 hold t2 driver alice 'cat /tmp/t >'"$SB_OUT"'/t2.seen'
 assert_eq t "$(cat "$SB_OUT/t2.seen")" "the second tmpdir session sees the first's file"
-assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "one tmpdir instance for both"
+assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "one tmpdir instance for both"
 release t1
-assert_eq 1 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
+assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
 release t2
-assert_eq 0 "$(find /tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
+assert_eq 0 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the last close"
 assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the last tmpdir close"
 sb_note "the same with the instance parent in the real /tmp, which others can write"
 sandbox_conf '/tmp /tmp/tmp-inst/ tmpdir root'

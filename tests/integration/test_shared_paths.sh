@@ -143,6 +143,11 @@ rm /tmp/.X11-unix
 setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
 refused "a user's directory" "refusing to share /tmp/.X11-unix: owner uid 2001, mode 1777; it must be owned by root"
 
+sb_note "attack: /tmp/.X11-unix root's but writable by all and not sticky, where alice may replace the sockets"
+rm -rf /tmp/.X11-unix
+install -d -m 0777 /tmp/.X11-unix
+refused "a world-writable directory" "refusing to share /tmp/.X11-unix: owner uid 0, mode 0777; it must be owned by root and, if group or others may write it, sticky"
+
 sb_note "a shared directory that does not exist: refused"
 rm -rf /tmp/.X11-unix
 install -d -m 1777 /tmp/.X11-unix

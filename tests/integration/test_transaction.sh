@@ -83,7 +83,6 @@ sb_note "the last of three lines fails: its instance parent is two levels missin
 sandbox_conf "/tmp      /tmp/tmp-inst/          user:noinit root
 /var/tmp  /var/tmp/tmp-inst/      user:noinit root
 /srv      /var/tmp/a/b/tmp-inst/  user:noinit root"
-mkdir -p /srv
 failing_case "failing last line" "namespace.conf:3"
 $measure_only || assert_no_file /tmp/tmp-inst/alice "failing last line: line 1's instance was removed"
 $measure_only || assert_no_file /var/tmp/tmp-inst/alice "failing last line: line 2's instance was removed"

@@ -5,8 +5,17 @@
 # kernel allows it, a private PID namespace) in which throwaway copies of
 # /etc/passwd, /etc/group, /etc/shadow, /etc/pam.d and /etc/security are
 # bind-mounted over the real ones and tmpfs covers /tmp, /var/tmp, /home,
-# /run, /var/log and /dev. Nothing done inside reaches the host, and
+# /run, /var/log, /srv and /dev. Nothing done inside reaches the host, and
 # everything inside ends with the test.
+#
+# Every mount of the host is made read-only in the sandbox first (but
+# /proc, /sys and /dev), so a test, or a module it fools, writes only where
+# the sandbox's own tmpfs and binds are: anywhere else, the build tree
+# included, it gets EROFS instead of leaving something on the host. A
+# directory a test needs outside /tmp (a root-owned instance parent others
+# cannot write, a victim of an attack) goes under /srv. tests/run also
+# fails a run that changed the host's / or mount table
+# (tests/lib/host_state.sh).
 #
 # A test sources this file and calls sandbox_enter "$@" first: outside the
 # namespace that re-executes the test inside it (or exits 77 when it cannot);
@@ -193,6 +202,7 @@ sb_setup() {
 		[[ $$ == 1 ]] || fail "refusing to set up a sandbox in the initial mount namespace"
 
 	NS_MODULE_ORIG=$NS_MODULE
+	sb_readonly_host
 	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-run /run
 	install -d -m 0755 "$SB_DIR" "$SB_DIR/bin" "$SB_DIR/etc" "$SB_DIR/login-cmd"
 	install -d -m 1777 "$SB_OUT" /run/lock
@@ -214,6 +224,8 @@ sb_setup() {
 	if [[ -d "${NS_DRIVER_VALGRIND:-}" ]]; then
 		install -d -m 1777 "$SB_DIR/valgrind"
 		mount --bind "$NS_DRIVER_VALGRIND" "$SB_DIR/valgrind"
+		# A bind of a read-only mount is read-only: this one is written.
+		mount -o remount,bind,rw "$SB_DIR/valgrind"
 		NS_DRIVER_VALGRIND=$SB_DIR/valgrind
 		if [[ -f "${NS_DRIVER_VALGRIND_SUPP:-}" ]]; then
 			install -m 0644 "$NS_DRIVER_VALGRIND_SUPP" "$SB_DIR/valgrind.supp"
@@ -228,6 +240,10 @@ sb_setup() {
 	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-tmp /tmp
 	mount -t tmpfs -o mode=1777,nosuid,nodev ns-sandbox-vartmp /var/tmp
 	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-home /home
+	# Root's own directories for tests, writable by root alone (Debian's
+	# base-files ships /srv; / is read-only here, so none can be made).
+	[[ -d /srv ]] || fail "no /srv to cover with the sandbox's tmpfs"
+	mount -t tmpfs -o mode=0755,nosuid,nodev ns-sandbox-srv /srv
 	local u name uid
 	for u in "${SB_USERS[@]}"; do
 		name=${u%%:*}
@@ -243,6 +259,19 @@ sb_setup() {
 	[[ -d "$PWD" && "$PWD" -ef . ]] || cd /
 	sb_start_syslog
 	trap sb_cleanup EXIT
+}
+
+# Every mount this namespace has from the host read-only here (a per-mount
+# flag: the host's mounts stay as they are), but /proc, /sys and /dev, which
+# hold no files a test could leave. What the sandbox mounts later is its
+# own and writable.
+sb_readonly_host() {
+	local target
+	while read -r target; do
+		printf -v target '%b' "$target"
+		mount -o remount,bind,ro "$target" ||
+			fail "cannot make $target read-only in the sandbox"
+	done < <(awk '$5 !~ "^/(proc|sys|dev)(/|$)" { print $5 }' /proc/self/mountinfo)
 }
 
 sb_cleanup() {

@@ -71,15 +71,20 @@ refused "FIFO init script" "refusing the init script"
 rm -f /etc/security/namespace.init
 
 sb_note "user names that are paths"
-rm -rf /tmp/tmp-inst/*
+# The instance parent lies two levels down in /tmp's tmpfs, so that a
+# module fooled by ../../evil makes its directory there, where the test
+# sees it and it ends with the sandbox, not at the host's /.
+install -d -m 0755 /tmp/deep /tmp/deep/er
+sandbox_inst_parent /tmp/deep/er/tmp-inst
+sandbox_conf "/tmp /tmp/deep/er/tmp-inst/ user root"
 printf '../../evil:x:2100:2100::/home/evil:/bin/sh\nev/il:x:2101:2101::/home/evil:/bin/sh\n' >>/etc/passwd
 for u in ../../evil ev/il; do
 	rc=0
 	sandbox_driver ns-driver "$u" -- true >/dev/null 2>&1 || rc=$?
 	assert_status 67 "$rc" "user $u"
 done
-assert_eq "" "$(ls -A /tmp/tmp-inst)" "instances made for path-like names"
-assert_no_file /evil "a directory named by the user"
+assert_eq "" "$(ls -A /tmp/deep/er/tmp-inst)" "instances made for path-like names"
+assert_eq "er" "$(ls -A /tmp/deep)" "a directory named by the user"
 
 sb_note "a configuration file alice can write"
 sandbox_conf "/tmp /tmp/tmp-inst/ user root"

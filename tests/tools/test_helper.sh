@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 # pam_namespace_helper at boot: creates the missing instance parents of every
 # line (main file and namespace.d), root-owned mode 000, leaves per-user and
-# tmpfs lines alone, reports a wrong existing parent, and the module then
-# works without anyone running mkdir.
+# tmpfs lines alone, fails (exit 1, naming the path) on an existing parent
+# the module would refuse, and the module then works without anyone
+# running mkdir.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/sandbox.sh
@@ -31,11 +32,28 @@ out=$(sandbox_su alice 'echo hi >/tmp/f; ls -A /tmp') || fail "su: $out"
 assert_eq "f" "$out" "alice's /tmp"
 assert_file /tmp/tmp-inst/alice/f "alice's instance"
 
-sb_note "a wrong existing parent is reported"
+sb_note "a wrong existing parent fails the helper (and its unit), naming the path"
 chmod 0755 /var/tmp/tmp-inst
-out=$("$helper" 2>&1) || fail "helper with a wrong parent: $out"
-assert_contains "$out" "10-var.conf:1: warning: instance parent /var/tmp/tmp-inst" "warning"
+rc=0
+out=$("$helper" 2>&1) || rc=$?
+assert_status 1 "$rc" "exit status with a parent of mode 0755"
+assert_contains "$out" "10-var.conf:1: error: instance parent /var/tmp/tmp-inst has owner uid 0 and mode 0755" "error"
 assert_eq "755" "$(stat -c '%a' /var/tmp/tmp-inst)" "the helper does not change it"
+assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/tmp-inst)" "the other parent, still there"
+sandbox_refused alice "instance parent /var/tmp/tmp-inst" "the module, on the parent the helper refused"
+chown 2001 /tmp/tmp-inst
+chmod 0755 /var/tmp/tmp-inst
+rc=0
+out=$("$helper" 2>&1) || rc=$?
+assert_status 1 "$rc" "exit status with a parent owned by a user"
+assert_contains "$out" "instance parent /tmp/tmp-inst has owner uid 2001 and mode 0000" "the user's parent"
+chown 0 /tmp/tmp-inst
+
+sb_note "the line's ignore_instance_parent_mode allows the parent, as in the module"
+sandbox_conf_d 10-var.conf '/var/tmp /var/tmp/tmp-inst/ user+:noinit:ignore_instance_parent_mode root'
+out=$("$helper" --verbose 2>&1) || fail "helper with ignore_instance_parent_mode: $out"
+assert_contains "$out" "/var/tmp/tmp-inst: exists, owner uid 0, mode 0755, allowed" "verbose"
+chmod 000 /var/tmp/tmp-inst
 
 sb_note "a bad line does not cost the other lines their parents"
 # shellcheck disable=SC2016 # $USER is for the module to expand
