@@ -684,12 +684,48 @@ static int mount_shares(struct ctx *c, const struct ns_plan_entry *e, const stru
 	return 0;
 }
 
+/*
+ * The instance a session gets is never writable by group or others beyond
+ * what its polydir allows: the polydir's mode is the configuration (its own
+ * mode, or create='s), and a new instance is made with it, but an init
+ * script may chmod it afterwards - Debian's namespace.init gives a new
+ * $HOME instance 0777 where /etc/login.defs has no UMASK, as on Debian 13 -
+ * and an instance left so by an earlier session stays so. Checked after the
+ * init script, on the instance's descriptor; the extra write bits are
+ * removed (and a sticky polydir's bit kept on a shared-writable instance).
+ */
+static int keep_instance_private(struct ctx *c, const struct ns_plan_entry *e, int ifd,
+				 const struct stat *poly, const char *instance)
+{
+	const mode_t gow = S_IWGRP | S_IWOTH;
+	struct stat st;
+	mode_t mode, want;
+
+	if (fstat(ifd, &st) < 0)
+		return fail_at(c, e, "checking the mode of instance", instance, -errno, NULL);
+	mode = st.st_mode & 07777;
+	want = mode & ~(gow & ~poly->st_mode);
+	if ((want & gow) && (poly->st_mode & S_ISVTX))
+		want |= S_ISVTX;
+	if (want == mode)
+		return 0;
+	if (fchmod(ifd, want) < 0)
+		return fail_at(c, e, "changing the mode of instance", instance, -errno, NULL);
+	if (c->log)
+		c->log(c->log_userdata, false,
+		       "%s:%u: instance %s was mode %04o, writable beyond its polydir %s (mode "
+		       "%04o): made %04o",
+		       e->rule->file, e->rule->line, instance, (unsigned)mode, e->polydir,
+		       (unsigned)(poly->st_mode & 07777), (unsigned)want);
+	return 0;
+}
+
 static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 {
 	struct kn_dir poly;
 	char *instance = NULL;
 	bool created = false, parent_trusted = false, base_ok;
-	int pfd, ifd, mnt_fd, k;
+	int pfd, ifd, mnt_fd, k, guard_fd = -1;
 
 	if (c->root.fd < 0) {
 		k = kn_dir_open_root(&c->root);
@@ -738,7 +774,7 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 		/* Extended lines: flags on the new mount, and a hold on it for share=. */
 		k = e->attr_flags || e->n_shares ? kn_bind_fd_open(ifd, pfd, e->attr_flags)
 						 : kn_bind_fd(ifd, pfd);
-		close(ifd);
+		guard_fd = ifd; /* closed at out, after the init script */
 		if (k < 0) {
 			k = fail_at(c, e, "mounting the instance on", e->polydir, k, NULL);
 			goto out;
@@ -766,7 +802,11 @@ static int apply_entry(struct ctx *c, const struct ns_plan_entry *e)
 		       created ? "new" : "existing", instance, e->polydir);
 	if (e->init_script)
 		k = run_init_script(c, e, instance, created);
+	if (k == 0 && guard_fd >= 0)
+		k = keep_instance_private(c, e, guard_fd, &poly.st, instance);
 out:
+	if (guard_fd >= 0)
+		close(guard_fd);
 	free(instance);
 	close(pfd);
 	return k;
