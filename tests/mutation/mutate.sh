@@ -47,7 +47,7 @@ mutations=(
 	# the descriptor rules
 	'nofollow@security/symlinks@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
 	'nosymlinks@security/race@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
-	'instfollow@security/symlinks@pam_namespace/apply.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
+	'instfollow@security/symlinks@pam_namespace/apply_instance.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
 	'nofsuid@security/symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
 	# the configuration files (trusted only when root's and only root's)
 	'cfgowner@security/hostile_input integration/config@pam_namespace/config.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
@@ -57,15 +57,15 @@ mutations=(
 	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
 	'cfglimit@security/hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
 	# the init script
-	'scriptowner@security/hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
+	'scriptowner@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
 	'scriptdirs@security/hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
 	'scriptlink@security/hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
-	'initenv@security/environment@pam_namespace/apply.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
-	'initfds@security/environment@pam_namespace/apply.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
-	'scriptregular@security/hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid/if (st.st_uid/@an init script not required to be a regular file (a FIFO)'
-	'inittimeout@security/environment@pam_namespace/apply.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
+	'initenv@security/environment@pam_namespace/apply_init.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
+	'initfds@security/environment@pam_namespace/apply_init.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
+	'scriptregular@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid/if (st.st_uid/@an init script not required to be a regular file (a FIFO)'
+	'inittimeout@security/environment@pam_namespace/apply_init.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
 	# the instance parent
-	'instparent@integration/failures@pam_namespace/apply.c@s/\(st\.st_uid != 0 \|\| \(st\.st_mode & 0777\)\)/false/@an instance parent of any owner and mode used'
+	'instparent@integration/failures@pam_namespace/apply_instance.c@s/\(st\.st_uid != 0 \|\| \(st\.st_mode & 0777\)\)/false/@an instance parent of any owner and mode used'
 	# user names, propagation
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
