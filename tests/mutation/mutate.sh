@@ -57,15 +57,15 @@ mutations=(
 	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
 	'cfglimit@security/hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
 	# the init script
-	'scriptowner@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
+	'scriptowner@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st->st_mode\) \|\| st->st_uid != 0 \|\| \(st->st_mode & \(S_IWGRP \| S_IWOTH\)\)\)/if (!S_ISREG(st->st_mode))/@an init script of any owner and mode run'
 	'scriptdirs@security/hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
 	'scriptlink@security/hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
 	'initenv@security/environment@pam_namespace/apply_init.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
 	'initfds@security/environment@pam_namespace/apply_init.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
-	'scriptregular@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid/if (st.st_uid/@an init script not required to be a regular file (a FIFO)'
+	'scriptregular@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st->st_mode\) \|\| st->st_uid/if (st->st_uid/@an init script not required to be a regular file (a FIFO)'
 	'inittimeout@security/environment@pam_namespace/apply_init.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
 	# the instance parent
-	'instparent@integration/failures@pam_namespace/apply_instance.c@s/\(st\.st_uid != 0 \|\| \(st\.st_mode & 0777\)\)/false/@an instance parent of any owner and mode used'
+	'instparent@integration/failures@pam_namespace/apply_instance.c@s/return relaxed \|\| \(st->st_uid == 0 && !\(st->st_mode & 0777\)\);/return true;/@an instance parent of any owner and mode used'
 	# user names, propagation
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
@@ -75,6 +75,7 @@ mutations=(
 	'pinhere@integration/share@pam_namespace/share.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
 	'shareowner@integration/shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
+	'sharelockout@integration/shared_paths@pam_namespace/apply_shares.c@s/if \(ns_share_instance_is_shared\(e\)\)/if (true)/@a wrong share= directory refuses every session (the lockout of issue 27)'
 	# the benchmark's bounds
 	'slow@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
 )
