@@ -50,11 +50,11 @@ mutations=(
 	'instfollow@security/symlinks@pam_namespace/apply_instance.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
 	'nofsuid@security/symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
 	# the configuration files (trusted only when root's and only root's)
-	'cfgowner@security/hostile_input integration/config@pam_namespace/config.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
-	'cfgmode@security/hostile_input integration/config@pam_namespace/config.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
-	'cfgregular@security/hostile_input@pam_namespace/config.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
-	'cfgdirowner@security/config_trust integration/config@pam_namespace/config.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
-	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
+	'cfgowner@security/hostile_input integration/config@pam_namespace/config_file.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
+	'cfgmode@security/hostile_input integration/config@pam_namespace/config_file.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
+	'cfgregular@security/hostile_input@pam_namespace/config_file.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
+	'cfgdirowner@security/config_trust integration/config@pam_namespace/config_file.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
+	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config_file.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
 	'cfglimit@security/hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
 	# the init script
 	'scriptowner@security/hostile_input@pam_namespace/apply_init.c@s/if \(!S_ISREG\(st->st_mode\) \|\| st->st_uid != 0 \|\| \(st->st_mode & \(S_IWGRP \| S_IWOTH\)\)\)/if (!S_ISREG(st->st_mode))/@an init script of any owner and mode run'
