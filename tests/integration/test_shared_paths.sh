@@ -154,6 +154,9 @@ setpriv --reuid=alice --regid=alice --clear-groups ln -s /home/alice/fake-x /tmp
 not_shared "a symbolic link" "not sharing /tmp/.X11-unix: it is a symbolic link, not a directory, in the real polydir; the session sees its own instance's directory there"
 
 sb_note "attack: /tmp/.X11-unix made by alice before the X server"
+# No X server is started here: one running as root chowns the directory to
+# root when it starts (Xvfb does), after which it is shared as root's; a
+# rootless one cannot, and until then the path is alice's.
 rm /tmp/.X11-unix
 setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
 setpriv --reuid=alice --regid=alice --clear-groups touch /tmp/.X11-unix/X57
