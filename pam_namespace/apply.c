@@ -123,7 +123,7 @@ static int apply_entry(struct apply_ctx *c, const struct ns_plan_entry *e)
 	struct kn_dir poly;
 	char *instance = NULL;
 	bool created = false, parent_trusted = false, base_ok;
-	int pfd, ifd, mnt_fd, k;
+	int pfd, ifd, mnt_fd, k, guard_fd = -1;
 
 	if (c->root.fd < 0) {
 		k = kn_dir_open_root(&c->root);
@@ -172,7 +172,7 @@ static int apply_entry(struct apply_ctx *c, const struct ns_plan_entry *e)
 		/* Extended lines: flags on the new mount, and a hold on it for share=. */
 		k = e->attr_flags || e->n_shares ? kn_bind_fd_open(ifd, pfd, e->attr_flags)
 						 : kn_bind_fd(ifd, pfd);
-		close(ifd);
+		guard_fd = ifd; /* closed at out, after the init script */
 		if (k < 0) {
 			k = apply_fail(c, e, "mounting the instance on", e->polydir, k, NULL);
 			goto out;
@@ -200,7 +200,11 @@ static int apply_entry(struct apply_ctx *c, const struct ns_plan_entry *e)
 		       created ? "new" : "existing", instance, e->polydir);
 	if (e->init_script)
 		k = apply_run_init_script(c, e, instance, created);
+	if (k == 0 && guard_fd >= 0)
+		k = apply_keep_instance_private(c, e, guard_fd, &poly.st, instance);
 out:
+	if (guard_fd >= 0)
+		close(guard_fd);
 	free(instance);
 	close(pfd);
 	return k;

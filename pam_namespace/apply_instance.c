@@ -4,7 +4,8 @@
  * (created when the line says create), the instance parent (SPEC 4: root's,
  * mode 000) and the instance (reused, made like the polydir, or a new
  * tmpdir). What is made here is remembered in the attempt, to be removed
- * if it fails; tmpdir instances are kept for close.
+ * if it fails; tmpdir instances are kept for close. After the init script,
+ * the instance's mode is held to what its polydir allows.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -264,4 +265,40 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 				  e->instance, fd == -ELOOP ? 0 : fd, NULL);
 	*ret_path = strdup(e->instance);
 	return fd;
+}
+
+/*
+ * The instance a session gets is never writable by group or others beyond
+ * what its polydir allows: the polydir's mode is the configuration (its own
+ * mode, or create='s), and a new instance is made with it, but an init
+ * script may chmod it afterwards - Debian's namespace.init gives a new
+ * $HOME instance 0777 where /etc/login.defs has no UMASK, as on Debian 13 -
+ * and an instance left so by an earlier session stays so. Checked after the
+ * init script, on the instance's descriptor; the extra write bits are
+ * removed (and a sticky polydir's bit kept on a shared-writable instance).
+ */
+int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry *e, int ifd,
+				const struct stat *poly, const char *instance)
+{
+	const mode_t gow = S_IWGRP | S_IWOTH;
+	struct stat st;
+	mode_t mode, want;
+
+	if (fstat(ifd, &st) < 0)
+		return apply_fail(c, e, "checking the mode of instance", instance, -errno, NULL);
+	mode = st.st_mode & 07777;
+	want = mode & ~(gow & ~poly->st_mode);
+	if ((want & gow) && (poly->st_mode & S_ISVTX))
+		want |= S_ISVTX;
+	if (want == mode)
+		return 0;
+	if (fchmod(ifd, want) < 0)
+		return apply_fail(c, e, "changing the mode of instance", instance, -errno, NULL);
+	if (c->log)
+		c->log(c->log_userdata, false,
+		       "%s:%u: instance %s was mode %04o, writable beyond its polydir %s (mode "
+		       "%04o): made %04o",
+		       e->rule->file, e->rule->line, instance, (unsigned)mode, e->polydir,
+		       (unsigned)(poly->st_mode & 07777), (unsigned)want);
+	return 0;
 }

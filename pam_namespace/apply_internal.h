@@ -7,7 +7,8 @@
  *
  *   apply.c           the attempt: unshare, each entry, commit or rollback;
  *                     close
- *   apply_instance.c  the polydir, the instance parent and the instance
+ *   apply_instance.c  the polydir, the instance parent and the instance (and
+ *                     its mode after the init script)
  *   apply_shares.c    share=: the real directories bound into the instance
  *   apply_init.c      the init script
  */
@@ -15,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "apply.h"
 #include "kernel.h"
@@ -53,6 +55,9 @@ int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool 
 		       bool *ret_base_ok);
 int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 			const struct kn_dir *polyd, bool base_ok, bool *ret_new, char **ret_path);
+/* After the init script: take away group/other write bits the polydir does not have. */
+int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry *e, int ifd,
+				const struct stat *poly, const char *instance);
 /* apply_shares.c */
 int apply_mount_shares(struct apply_ctx *c, const struct ns_plan_entry *e,
 		       const struct kn_dir *poly, int mnt_fd);
