@@ -76,6 +76,7 @@ mutations=(
 	'pinhere@integration/share@pam_namespace/share*.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
 	'shareowner@integration/shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
+	'sharelockout@integration/shared_paths@pam_namespace/*.c@s/if \(ns_share_instance_is_shared\(e\)\)/if (true)/@a wrong share= directory refuses every session (the lockout of issue 27)'
 	# the benchmark's bounds
 	'slow@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
 )
