@@ -445,6 +445,18 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 	default:
 		k = raw_instance_name(r, user, lookup, e->polydir, &e->method, &e->instance_context,
 				      &raw);
+		if (k < 0 && k != -ENOMEM) {
+			const char *b =
+				(k == -EACCES || k == -EPERM) && lookup && lookup->boolean_off
+					? lookup->boolean_off()
+					: NULL;
+
+			ns_diag_report(
+				diag, NS_ERROR, r->file, r->line, 0,
+				"cannot get the SELinux context of the instance of %s: %s%s%s%s",
+				e->polydir, strerror(-k), b ? " (SELinux's boolean " : "",
+				b ? b : "", b ? " is off)" : "");
+		}
 		if (k < 0)
 			goto out;
 		if (!raw) {
