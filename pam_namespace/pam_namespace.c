@@ -78,10 +78,14 @@ static void log_failure(pam_handle_t *pamh, const struct ns_failure *f)
 	const char *file = f->entry ? f->entry->rule->file : "pam_namespace";
 	unsigned line = f->entry ? f->entry->rule->line : 0;
 	const char *err = f->error < 0 ? strerror(-f->error) : "";
+	bool known = true;
 	const char *b = f->error == -EACCES || f->error == -EPERM
-				? ns_selinux_polyinstantiation_off()
+				? ns_selinux_polyinstantiation_suspect(&known)
 				: NULL;
-	const char *b1 = b ? " (SELinux's boolean " : "", *b2 = b ? " is off)" : "";
+	const char *b1 = b ? " (SELinux's boolean " : "";
+	const char *b2 = !b	 ? ""
+			 : known ? " is off)"
+				 : " may be off: this program may not read it)";
 
 	if (!b)
 		b = "";
@@ -318,7 +322,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.group = lookup_group,
 		.in_group = lookup_in_group,
 		.member_context = ns_selinux_member_context,
-		.boolean_off = ns_selinux_polyinstantiation_off,
+		.boolean_off = ns_selinux_polyinstantiation_suspect,
 		.userdata = &ld,
 	};
 	struct ns_args args;

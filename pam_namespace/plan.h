@@ -39,10 +39,10 @@ struct ns_lookup {
 			      enum ns_method method, char **ret_context);
 	/*
 	 * SELinux: the name of the policy's polyinstantiation boolean when it
-	 * is off (so that a denied member_context names it), else NULL.
-	 * NULL: not asked.
+	 * is off, *known false when it may be (so that a denied member_context
+	 * names it), else NULL. NULL: not asked.
 	 */
-	const char *(*boolean_off)(void);
+	const char *(*boolean_off)(bool *known);
 	void *userdata;
 };
 
