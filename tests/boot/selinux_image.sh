@@ -56,9 +56,20 @@ CONF
 	if [[ $mode == mls ]]; then
 		# root's ssh logins, the checks' eyes, in sysadm_r; alice at s2
 		# through sshd.
-		in_root semanage boolean -m --on ssh_sysadm_login >>"$work/semanage.log" 2>&1 || {
-			cat "$work/semanage.log"
-			echo "FAIL: semanage boolean -m --on ssh_sysadm_login in the image"
+		# allow_polyinstantiation on here: sysadm_r may not set booleans
+		# under this policy (boot_selinux turns it off and on).
+		for b in ssh_sysadm_login allow_polyinstantiation; do
+			in_root semanage boolean -m --on $b >>"$work/semanage.log" 2>&1 || {
+				cat "$work/semanage.log"
+				echo "FAIL: semanage boolean -m --on $b in the image"
+				exit 1
+			}
+		done
+		# ... which the policy's users/root file gives sshd_t once its
+		# line for it is uncommented, as the file says.
+		sed -i 's/^#\(system_r:sshd_t:s0\)/\1/' "$root/etc/selinux/mls/contexts/users/root"
+		grep -q '^system_r:sshd_t:s0' "$root/etc/selinux/mls/contexts/users/root" || {
+			echo "FAIL: no sshd_t line to uncomment in the mls policy's contexts/users/root"
 			exit 1
 		}
 		install -d "$root/etc/selinux/mls/logins"
