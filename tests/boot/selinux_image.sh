@@ -13,8 +13,10 @@
 #   selinux:  selinux-policy-default (MCS), the context method; alice is
 #             user_u, bob staff_u.
 #   mls:      selinux-policy-mls, the level method; alice is staff_u at s0
-#             (semanage login) and at s2 for sshd (the policy's per-service
-#             file logins/alice, which libselinux's getseuser reads).
+#             (semanage login) and at s2 for login, the console (the
+#             policy's per-service file logins/alice, which libselinux's
+#             getseuser reads): an ssh login at s2 is refused by pam_selinux
+#             under this policy (sshd_t may not create a key at s2).
 
 case $mode in
 selinux)
@@ -73,7 +75,8 @@ CONF
 			exit 1
 		}
 		install -d "$root/etc/selinux/mls/logins"
-		echo "sshd:staff_u:s2" >"$root/etc/selinux/mls/logins/alice"
+		echo "login:staff_u:s2" >"$root/etc/selinux/mls/logins/alice"
+
 	fi
 	echo "# SELinux: SELINUXTYPE=$se_type, namespace.conf's method $se_method; seusers:"
 	grep -v '^#' "$root/etc/selinux/$se_type/seusers" | sed 's/^/#   /'
