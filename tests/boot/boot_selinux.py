@@ -25,9 +25,15 @@ import boot
 from boot import Console, note, result, root, ssh, stat
 
 MODE = sys.argv[2]
-# The login programs' domains and the helper's: a denial there is the
-# module's unless explained below.
-LOGIN_DOMAINS = ("local_login_t", "sshd_t", "init_t", "cronjob_t", "crond_t")
+# The login programs' domains: a denial there, or one of the helper's (its
+# command name; it runs in init_t with PID 1) or naming an instance or its
+# parent, is the module's unless explained below.
+LOGIN_DOMAINS = ("local_login_t", "sshd_t", "cronjob_t", "crond_t")
+
+
+def the_modules(k):
+    return k[0] in LOGIN_DOMAINS or k[4].startswith("pam_namespace") or \
+        k[5] == "tmp-inst" or k[5].endswith(("_alice", "_bob"))
 # (source type, target type, class): why the denial is expected.
 EXPLAINED = {
     ("local_login_t", "nsfs_t", "file"):
@@ -94,16 +100,16 @@ def review(avcs, boolean_off):
         counts.setdefault(k, [0, i >= boolean_off])[0] += 1
     for k, (n, after) in counts.items():
         why = EXPLAINED.get(k[:3])
-        if not after and k[0] in LOGIN_DOMAINS:
+        if not after and the_modules(k):
             why = why or "while the boolean was off"
-        elif why is None and k[0] in LOGIN_DOMAINS:
+        elif why is None and the_modules(k):
             unexplained.append(k)
             why = "UNEXPLAINED"
         note("avc: %dx %s -> %s %s { %s } comm=%s name=%s: %s" %
              (n, k[0], k[1], k[2], k[3], k[4], k[5], why or
-              "not a login program's domain"))
-    result(not unexplained, "no AVC denial of the login programs' domains "
-           "goes unexplained", "%d denials, %d distinct; unexplained: %s" %
+              "neither a login program's nor the helper's"))
+    result(not unexplained, "no AVC denial of the login programs' domains, "
+           "the helper or an instance goes unexplained", "%d denials, %d distinct; unexplained: %s" %
            (len(avcs), len(counts), "; ".join(" ".join(k) for k in unexplained)
             or "none"))
 
