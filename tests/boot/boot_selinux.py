@@ -314,12 +314,15 @@ def mls_boot():
            "labelled with /tmp's context at s0" % want["s0"],
            "id -Z %s; /tmp %s labelled %s; instance %s" % (s_id, s_tmp, s_lab, st0))
 
-    # agetty may have been restarted since its first prompt: a fresh one.
+    # agetty may be restarted under this policy (a new prompt) while the
+    # name is typed: then it is typed again.
     q = boot.qemu
-    q.sendline("")
-    q.expect(r"bootvm login: ", timeout=60)
-    q.sendline("alice")
-    q.expect(r"Password: ", timeout=60)
+    for _ in range(4):
+        q.sendline("alice")
+        if q.expect([r"Password: ", r"bootvm login: "], timeout=90) == 0:
+            break
+    else:
+        raise RuntimeError("the console never asked for alice's password")
     q.sendline("alicepw")
     i = q.expect([r"Cannot make/remove an entry for the specified session",
                   r"[$#] "], timeout=120)

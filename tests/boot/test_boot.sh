@@ -48,7 +48,10 @@ command -v qemu-system-x86_64 >/dev/null ||
 	skip "qemu-system-x86_64 is not installed (Debian package qemu-system-x86)"
 command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed"
 [[ $(id -u) == 0 ]] || skip "needs root (mmdebstrap --mode=root, the image's owners)"
-for t in python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen; do
+tools=(python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen)
+# The SELinux images: labels checked, and MLS's journal read, on the host.
+[[ $mode == selinux || $mode == mls ]] && tools+=(debugfs journalctl)
+for t in "${tools[@]}"; do
 	command -v $t >/dev/null || {
 		echo "FAIL: $t is missing (bash tests/run test installs it)"
 		exit 1
