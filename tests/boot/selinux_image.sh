@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2154 # mode, root, work, img: test_boot.sh's
 #
 # Sourced by test_boot.sh for the SELinux images (modes selinux and mls):
 # its mode, root, work, img and in_root are used here. The root file system

@@ -52,7 +52,7 @@ tools=(python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen)
 # The SELinux images: labels checked, and MLS's journal read, on the host.
 [[ $mode == selinux || $mode == mls ]] && tools+=(debugfs journalctl)
 for t in "${tools[@]}"; do
-	command -v $t >/dev/null || {
+	command -v "$t" >/dev/null || {
 		echo "FAIL: $t is missing (bash tests/run test installs it)"
 		exit 1
 	}
