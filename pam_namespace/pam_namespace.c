@@ -71,22 +71,36 @@ static void apply_log(void *userdata, bool debug, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The one log line of a failed apply: file:line, what, path, why. */
+/*
+ * The one log line of a failed apply: file:line, what, path, why; a denial
+ * names the SELinux boolean that is off, the likely cause.
+ */
 static void log_failure(pam_handle_t *pamh, const struct ns_failure *f)
 {
 	const char *file = f->entry ? f->entry->rule->file : "pam_namespace";
 	unsigned line = f->entry ? f->entry->rule->line : 0;
 	const char *err = f->error < 0 ? strerror(-f->error) : "";
+	bool known = true;
+	const char *b = f->error == -EACCES || f->error == -EPERM
+				? ns_selinux_polyinstantiation_suspect(&known)
+				: NULL;
+	const char *b1 = b ? " (SELinux's boolean " : "";
+	const char *b2 = !b	 ? ""
+			 : known ? " is off)"
+				 : " may be off: this program may not read it)";
 
+	if (!b)
+		b = "";
 	/* No path: no blank before the colon. */
 	if (line)
-		pam_syslog(pamh, LOG_ERR, "%s:%u: %s%s%s: %s%s%s", file, line, f->what,
+		pam_syslog(pamh, LOG_ERR, "%s:%u: %s%s%s: %s%s%s%s%s%s", file, line, f->what,
 			   f->path ? " " : "", f->path ? f->path : "", err,
-			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "");
+			   f->error < 0 && f->detail ? ": " : "", f->detail ? f->detail : "", b1, b,
+			   b2);
 	else
-		pam_syslog(pamh, LOG_ERR, "%s%s%s: %s%s%s", f->what, f->path ? " " : "",
+		pam_syslog(pamh, LOG_ERR, "%s%s%s: %s%s%s%s%s%s", f->what, f->path ? " " : "",
 			   f->path ? f->path : "", err, f->error < 0 && f->detail ? ": " : "",
-			   f->detail ? f->detail : "");
+			   f->detail ? f->detail : "", b1, b, b2);
 }
 
 /* SPEC 7: setup and configuration failures are session errors; running out of memory is internal.
@@ -425,6 +439,7 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		.group = lookup_group,
 		.in_group = lookup_in_group,
 		.member_context = ns_selinux_member_context,
+		.boolean_off = ns_selinux_polyinstantiation_suspect,
 		.userdata = &ld,
 	};
 	struct ns_args args;

@@ -305,6 +305,26 @@ static char *concat(const char *a, const char *b)
 	return s;
 }
 
+/*
+ * The one line for a context the policy would not compute: a denial
+ * names the polyinstantiation boolean, its likely cause.
+ */
+static void report_no_context(const struct ns_rule *r, const struct ns_lookup *lookup,
+			      const char *polydir, int err, struct ns_diag *diag)
+{
+	bool known = true;
+	const char *b = NULL;
+
+	if ((err == -EACCES || err == -EPERM) && lookup && lookup->boolean_off)
+		b = lookup->boolean_off(&known);
+	ns_diag_report(diag, NS_ERROR, r->file, r->line, 0,
+		       "cannot get the SELinux context of the instance of %s: %s%s%s%s", polydir,
+		       strerror(-err), b ? " (SELinux's boolean " : "", b ? b : "",
+		       !b      ? ""
+		       : known ? " is off)"
+			       : " may be off: this program may not read it)");
+}
+
 /* The raw instance name of a rule, before hashing; NULL with 0: skip the line. */
 static int raw_instance_name(const struct ns_rule *r, const struct ns_user *user,
 			     const struct ns_lookup *lookup, const char *polydir,
@@ -445,6 +465,8 @@ static int plan_rule(struct ns_plan_entry *e, const struct ns_rule *r, const str
 	default:
 		k = raw_instance_name(r, user, lookup, e->polydir, &e->method, &e->instance_context,
 				      &raw);
+		if (k < 0 && k != -ENOMEM)
+			report_no_context(r, lookup, e->polydir, k, diag);
 		if (k < 0)
 			goto out;
 		if (!raw) {

@@ -37,6 +37,12 @@ struct ns_lookup {
 	 */
 	int (*member_context)(void *userdata, const char *user_context, const char *polydir,
 			      enum ns_method method, char **ret_context);
+	/*
+	 * SELinux: the name of the policy's polyinstantiation boolean when it
+	 * is off, *known false when it may be (so that a denied member_context
+	 * names it), else NULL. NULL: not asked.
+	 */
+	const char *(*boolean_off)(bool *known);
 	void *userdata;
 };
 

@@ -198,10 +198,11 @@ bool ns_selinux_enabled(void)
 }
 
 /* The first of these that the loaded policy knows is the one it obeys. */
-const char *ns_selinux_polyinstantiation_off(void)
+static const char *boolean_off(bool *known)
 {
 	static const char *const names[] = {"allow_polyinstantiation", "polyinstantiation_enabled"};
 
+	*known = true;
 	if (!ns_selinux_enabled() || ops->getenforce() != 1)
 		return NULL;
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -209,8 +210,25 @@ const char *ns_selinux_polyinstantiation_off(void)
 
 		if (on >= 0)
 			return on ? NULL : names[i];
+		if (errno == EACCES) {
+			*known = false;
+			return names[i];
+		}
 	}
 	return NULL;
+}
+
+const char *ns_selinux_polyinstantiation_off(void)
+{
+	bool known;
+	const char *name = boolean_off(&known);
+
+	return known ? name : NULL;
+}
+
+const char *ns_selinux_polyinstantiation_suspect(bool *known)
+{
+	return boolean_off(known);
 }
 
 /* A libselinux context as a heap string of ours, or NULL for none. */

@@ -47,6 +47,13 @@ bool ns_selinux_enabled(void);
 const char *ns_selinux_polyinstantiation_off(void);
 
 /*
+ * For a denied session: the same, or, where this process's domain may not
+ * read the boolean (Debian's policy hides it from sshd_t), its name with
+ * *known false, since it is then the likely cause but not a known one.
+ */
+const char *ns_selinux_polyinstantiation_suspect(bool *known);
+
+/*
  * The user's context for the context and level methods: the exec context
  * (set by pam_selinux), the current one with use_current_context, the
  * default for the user with use_default_context. *ret is NULL when there is

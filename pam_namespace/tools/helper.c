@@ -55,10 +55,14 @@ static struct selabel_handle *labels;
 
 /*
  * Label a new parent as restorecon would, from the file contexts of the
- * policy, on the descriptor (no second lookup by name). Nothing to do
- * without SELinux, or where the policy has no entry for the path.
+ * policy, on the descriptor (no second lookup by name). Where the policy
+ * has no entry for the path (Debian's says <<none>> below /tmp), like the
+ * directory it was made in (pfd), as a login program's mkdir there gives
+ * it: not the label of this unit's domain's type transition (initrc_tmp_t
+ * in /tmp), which the login programs may not write to. Nothing to do
+ * without SELinux.
  */
-static int label(int fd, const char *path)
+static int label(int fd, int pfd, const char *path)
 {
 #if HAVE_SELINUX
 	char *con = NULL;
@@ -71,14 +75,19 @@ static int label(int fd, const char *path)
 		if (!labels)
 			return -errno;
 	}
-	if (selabel_lookup_raw(labels, &con, path, S_IFDIR) < 0)
-		return errno == ENOENT ? 0 : -errno;
+	if (selabel_lookup_raw(labels, &con, path, S_IFDIR) < 0) {
+		if (errno != ENOENT)
+			return -errno;
+		if (fgetfilecon_raw(pfd, &con) < 0)
+			return -errno;
+	}
 	if (fsetfilecon_raw(fd, con) < 0)
 		r = -errno;
 	freecon(con);
 	return r;
 #else
 	(void)fd;
+	(void)pfd;
 	(void)path;
 	return 0;
 #endif
@@ -165,14 +174,17 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 		return 0;
 	}
 	fd = kn_mkdir_child(pfd, name, 0, 0, 0);
-	close(pfd);
-	if (fd == -EEXIST)
+	if (fd == -EEXIST) {
+		close(pfd);
 		return 0; /* made meanwhile by a login */
+	}
 	if (fd < 0) {
+		close(pfd);
 		complain(r, "cannot create instance parent", parent, fd);
 		return fd;
 	}
-	k = label(fd, parent);
+	k = label(fd, pfd, parent);
+	close(pfd);
 	close(fd);
 	if (k < 0) {
 		complain(r, "cannot label instance parent", parent, k);

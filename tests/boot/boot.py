@@ -16,6 +16,10 @@
 # qemu is killed by its pid on any way out.
 #
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
+#   NS_BOOT_APPEND     more words for the kernel's command line (the SELinux
+#                      images' security=selinux enforcing=1)
+#
+# boot_selinux.py imports it for the SELinux images' boots.
 
 import json
 import os
@@ -30,6 +34,8 @@ import pexpect
 
 WORK, MODE = sys.argv[1], sys.argv[2]
 BOOT_TIMEOUT = int(os.environ.get("NS_BOOT_TIMEOUT", "600"))
+APPEND = " ".join(["root=/dev/vda rw console=ttyS0 net.ifnames=0"] +
+                  os.environ.get("NS_BOOT_APPEND", "").split())
 failures = []
 qemu = None
 
@@ -96,7 +102,7 @@ def boot(n):
             "-nographic", "-no-reboot",
             "-kernel", os.path.join(WORK, "vmlinuz"),
             "-initrd", os.path.join(WORK, "initrd.img"),
-            "-append", "root=/dev/vda rw console=ttyS0 net.ifnames=0",
+            "-append", APPEND,
             "-drive", "file=%s,format=raw,if=virtio" %
             os.path.join(WORK, "image.raw"),
             "-netdev", "user,id=n0,hostfwd=tcp:127.0.0.1:%d-:22" % PORT,
@@ -636,4 +642,5 @@ def main():
     return 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-#   rootfs.sh CACHE
+#   rootfs.sh CACHE [PACKAGE...]
 #
 # Prints the path of a Debian 12 root file system tarball built by
-# mmdebstrap with the packages below, from the mirror the host's apt uses.
+# mmdebstrap with the packages below and the PACKAGEs named (the SELinux
+# images' policies), from the mirror the host's apt uses.
 # The tarball is kept in CACHE under a name made of the hash of what goes
 # into it, so that only a changed package list builds it again (about 7
 # minutes on two cores; a warm run just prints the name). The build runs in
@@ -13,11 +14,12 @@
 # start-stop-daemon stand-in keep the chroot's services from starting.
 set -euo pipefail
 
-[[ $# == 1 ]] || {
-	echo "usage: rootfs.sh CACHE" >&2
+[[ $# -ge 1 ]] || {
+	echo "usage: rootfs.sh CACHE [PACKAGE...]" >&2
 	exit 2
 }
 cache=$1
+shift
 suite=bookworm
 # The mirror this host's apt takes bookworm's main from (deb.debian.org
 # when it has none), or NS_BOOT_MIRROR.
@@ -29,6 +31,9 @@ mirror=${mirror%/}
 packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,login,passwd,openssh-server
 packages+=,libpam-modules,linux-image-cloud-amd64,initramfs-tools,iproute2,procps
 packages+=,ifupdown,isc-dhcp-client,cron,dbus-user-session,libmd0,libmount1,libselinux1
+for p in "$@"; do
+	packages+=,$p
+done
 
 key=$(printf '%s\n' "$suite" "$mirror" "$packages" minbase | sha256sum | cut -c1-16)
 tarball=$cache/rootfs-$suite-$key.tar

@@ -8,7 +8,7 @@
 # qemu-system-x86_64 (TCG). boot.py then logs in on the serial console and
 # over ssh, reboots, and prints one PASS or FAIL line per check.
 #
-#   test_boot.sh [default|shared]
+#   test_boot.sh [default|shared|selinux|mls]
 #
 # default: the module line of "Deploying it", two boots (boot.py default).
 # shared: the same line with share_namespace (issue 15), put in place by
@@ -16,6 +16,10 @@
 # then goes through the package's life: the plain profile, an upgrade, a
 # refused and a real removal; skipped, saying so, when the packaged module
 # does not know that argument.
+# selinux, mls: an image with Debian's SELinux policies, labelled when it is
+# made and booted enforcing (selinux_image.sh, boot_selinux.py): selinux
+# with selinux-policy-default and the context method, mls with
+# selinux-policy-mls and the level method.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
@@ -28,8 +32,8 @@
 set -euo pipefail
 
 mode=${1:-default}
-[[ $mode == default || $mode == shared ]] || {
-	echo "usage: test_boot.sh [default|shared]" >&2
+[[ $mode =~ ^(default|shared|selinux|mls)$ ]] || {
+	echo "usage: test_boot.sh [default|shared|selinux|mls]" >&2
 	exit 2
 }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -44,8 +48,11 @@ command -v qemu-system-x86_64 >/dev/null ||
 	skip "qemu-system-x86_64 is not installed (Debian package qemu-system-x86)"
 command -v mmdebstrap >/dev/null || skip "mmdebstrap is not installed"
 [[ $(id -u) == 0 ]] || skip "needs root (mmdebstrap --mode=root, the image's owners)"
-for t in python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen; do
-	command -v $t >/dev/null || {
+tools=(python3 dpkg-buildpackage mkfs.ext4 ssh ssh-keygen)
+# The SELinux images: labels checked, and MLS's journal read, on the host.
+[[ $mode == selinux || $mode == mls ]] && tools+=(debugfs journalctl)
+for t in "${tools[@]}"; do
+	command -v "$t" >/dev/null || {
 		echo "FAIL: $t is missing (bash tests/run test installs it)"
 		exit 1
 	}
@@ -61,7 +68,11 @@ work=$base/$mode
 mkdir -p "$work"
 start=$SECONDS
 rc=0
-tarball=$(bash "$here/rootfs.sh" "$base/cache") || rc=$?
+# The SELinux images share one root file system with both policies.
+extra=()
+[[ $mode == selinux || $mode == mls ]] &&
+	extra=(selinux-basics selinux-policy-default selinux-policy-mls policycoreutils-python-utils)
+tarball=$(bash "$here/rootfs.sh" "$base/cache" "${extra[@]}") || rc=$?
 [[ $rc == 0 ]] || {
 	[[ $rc == 77 ]] && skip "mmdebstrap could not run"
 	echo "FAIL: building the root file system (rootfs.sh)"
@@ -147,6 +158,11 @@ cat >"$root/etc/security/namespace.conf" <<'CONF'
 /var/scratch  /var/scratch-inst/    tmpdir  root
 CONF
 chmod 644 "$root/etc/security/namespace.conf"
+if [[ $mode == selinux || $mode == mls ]]; then
+	# shellcheck source=tests/boot/selinux_image.sh
+	. "$here/selinux_image.sh"
+	selinux_conf
+fi
 # 3: the helper unit, enabled.
 in_root systemctl enable pam_namespace_ng_helper.service 2>&1 | sed 's/^/# /'
 # 4: the session line at the end of each service's session stack (after
@@ -227,8 +243,20 @@ kernel=$(ls -v "$root"/boot/vmlinuz-* | tail -n 1)
 initrd=$(ls -v "$root"/boot/initrd.img-* | tail -n 1)
 cp "$kernel" "$work/vmlinuz"
 cp "$initrd" "$work/initrd.img"
+[[ $mode == selinux || $mode == mls ]] && selinux_label
 mkfs.ext4 -q -F -L root -d "$root" "$img" 2G
 rm -rf "$root"
+[[ $mode == selinux || $mode == mls ]] && selinux_image_check
 echo "# image ready in $((SECONDS - start)) s: $img"
 
+# mls boots permissive and is made enforcing before the first login:
+# enforcing from the start, Debian 12's systemd freezes under its MLS
+# policy ("Failed to mount API filesystems", tests/README.md).
+if [[ $mode == selinux ]]; then
+	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1" \
+		exec python3 "$here/boot_selinux.py" "$work" "$mode"
+elif [[ $mode == mls ]]; then
+	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=0" \
+		exec python3 "$here/boot_selinux.py" "$work" "$mode"
+fi
 exec python3 "$here/boot.py" "$work" "$mode"

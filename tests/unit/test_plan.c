@@ -352,6 +352,57 @@ static void test_context_names(void **state)
 	ns_plan_free(&p);
 }
 
+/* The policy refuses compute_member, as with its polyinstantiation boolean off. */
+static int denied_member(void *ud, const char *user_context, const char *polydir,
+			 enum ns_method method, char **ret)
+{
+	*ret = NULL;
+	return -EACCES;
+}
+
+static bool boolean_known;
+
+static const char *boolean_is_off(bool *known)
+{
+	*known = boolean_known;
+	return "allow_polyinstantiation";
+}
+
+/*
+ * A context the policy will not compute fails the session with one error
+ * naming the line and the polydir (it used to fail it without a word),
+ * and the boolean when it is off.
+ */
+static void test_context_denied(void **state)
+{
+	struct ns_user u = alice;
+	struct ns_rule r[] = {rule("/tmp", "/tmp/i/", NS_METHOD_CONTEXT)};
+	struct ns_lookup l = {.user = fake_user, .member_context = denied_member};
+	struct ns_plan p;
+
+	u.context = "user_u:user_r:user_t:s0";
+	assert_int_equal(build(&p, r, 1, &u, &l, 0), -EACCES);
+	assert_int_equal(n_errors, 1);
+	assert_string_equal(last_error, "/etc/security/namespace.conf:1: cannot get the SELinux "
+					"context of the instance of /tmp: Permission denied");
+	l.boolean_off = boolean_is_off;
+	boolean_known = true;
+	assert_int_equal(build(&p, r, 1, &u, &l, 0), -EACCES);
+	assert_int_equal(n_errors, 1);
+	assert_string_equal(last_error,
+			    "/etc/security/namespace.conf:1: cannot get the SELinux context of the "
+			    "instance of /tmp: Permission denied (SELinux's boolean "
+			    "allow_polyinstantiation is off)");
+	/* sshd_t may not read it under Debian's policy. */
+	boolean_known = false;
+	assert_int_equal(build(&p, r, 1, &u, &l, 0), -EACCES);
+	assert_int_equal(n_errors, 1);
+	assert_string_equal(last_error,
+			    "/etc/security/namespace.conf:1: cannot get the SELinux context of the "
+			    "instance of /tmp: Permission denied (SELinux's boolean "
+			    "allow_polyinstantiation may be off: this program may not read it)");
+}
+
 static void test_bad_paths(void **state)
 {
 	struct ns_rule rel[] = {rule("tmp", "/tmp/i/", NS_METHOD_USER)};
@@ -526,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_tmpdir_and_tmpfs),
 		cmocka_unit_test(test_context_fallback_without_selinux),
 		cmocka_unit_test(test_context_names),
+		cmocka_unit_test(test_context_denied),
 		cmocka_unit_test(test_bad_paths),
 		cmocka_unit_test(test_ignore_errors_skips_line),
 		cmocka_unit_test(test_bad_user_refused),

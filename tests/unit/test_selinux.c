@@ -29,7 +29,7 @@ static struct {
 	const char *exec, *current, *deflt, *file, *member;
 	int exec_fails, enforcing;
 	const char *boolean_name; /* the policy's one boolean, NULL: none */
-	int boolean_on;
+	int boolean_on, boolean_hidden;
 	unsigned n_getcon, n_compute, n_fset, n_setexec;
 	char scon[256], tcon[256], fset_con[256], default_user[64];
 	int fset_fd, fget_fd;
@@ -131,6 +131,10 @@ static int fake_boolean(const char *name)
 {
 	if (!sys.boolean_name || strcmp(name, sys.boolean_name) != 0) {
 		errno = ENOENT;
+		return -1;
+	}
+	if (sys.boolean_hidden) {
+		errno = EACCES;
 		return -1;
 	}
 	return sys.boolean_on;
@@ -417,6 +421,30 @@ static void test_polyinstantiation_boolean(void **state)
 	assert_null(ns_selinux_polyinstantiation_off());
 }
 
+/*
+ * A denied session's suspect: the boolean off (known), or one this
+ * domain may not read (not known); pam_namespace_check's warning only
+ * for the first.
+ */
+static void test_polyinstantiation_suspect(void **state)
+{
+	bool known;
+
+	sys.enforcing = 1;
+	sys.boolean_name = "allow_polyinstantiation";
+	assert_string_equal(ns_selinux_polyinstantiation_suspect(&known),
+			    "allow_polyinstantiation");
+	assert_true(known);
+	sys.boolean_hidden = 1;
+	assert_string_equal(ns_selinux_polyinstantiation_suspect(&known),
+			    "allow_polyinstantiation");
+	assert_false(known);
+	assert_null(ns_selinux_polyinstantiation_off());
+	sys.boolean_on = 1;
+	sys.boolean_hidden = 0;
+	assert_null(ns_selinux_polyinstantiation_suspect(&known));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +458,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_names_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polyinstantiation_boolean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_polyinstantiation_suspect, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,386 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+#
+#   python3 boot_selinux.py WORK selinux|mls
+#
+# Boots the SELinux images made by test_boot.sh (selinux_image.sh) with
+# boot.py's machinery, enforcing, and checks what a user and an
+# administrator see. selinux (selinux-policy-default, the context method):
+# the policy's polyinstantiation boolean off refuses alice's login with
+# one log line naming it and pam_namespace_check warns about it; on, the
+# console and ssh logins of alice (user_u) and an ssh login of bob
+# (staff_u) get the instances named and labelled after what the policy's
+# compute_member gives. mls (selinux-policy-mls, the level method): alice
+# logged in on the console at s0 and over ssh at s2 has two instances,
+# each labelled at its level, neither readable from the other. Both: the
+# AVC denials of the boot, those of the login programs' domains explained
+# or failed. One PASS or FAIL line per check, as boot.py.
+
+import os
+import re
+import subprocess
+import sys
+import time
+
+import boot
+from boot import Console, note, result, root, ssh, stat
+
+MODE = sys.argv[2]
+# The login programs' domains: a denial there, or one of the helper's (its
+# command name; it runs in init_t with PID 1) or naming an instance or its
+# parent, is the module's unless explained below.
+LOGIN_DOMAINS = ("local_login_t", "sshd_t", "cronjob_t", "crond_t")
+
+
+def the_modules(k):
+    return k[0] in LOGIN_DOMAINS or k[4].startswith("pam_namespace") or \
+        k[5] == "tmp-inst" or k[5].endswith(("_alice", "_bob"))
+# (source type, target type, class): why the denial is expected.
+EXPLAINED = {
+    ("local_login_t", "nsfs_t", "file"):
+        "the module's way back for a failed session (the policy refuses a "
+        "login program its namespace file; the module logs a notice and goes on)",
+    ("sshd_t", "nsfs_t", "file"):
+        "the same for sshd: no way back kept, a notice logged",
+    ("local_login_t", "staff_t", "key"):
+        "pam_selinux's key for a login at s2, which Debian 12's MLS policy "
+        "refuses login: not the module's",
+    ("sshd_t", "staff_t", "key"):
+        "the same for sshd: not the module's",
+    ("local_login_t", "sshd_t", "key"):
+        "pam_keyinit (force revoke) in login searching the user's keyring "
+        "that an ssh session made: not the module's",
+}
+AVC = re.compile(r"avc:\s+denied\s+\{ ([^}]*) \}")
+
+
+def field(line, name):
+    m = re.search(r"\b%s=(\"[^\"]*\"|\S+)" % name, line)
+    return m.group(1).strip('"') if m else ""
+
+
+def denials():
+    """The AVC denials of this boot, from the journal (its audit records,
+    or the kernel's lines where it has none), each as (source type, target
+    type, class, perms, comm, name)."""
+    return journal_denials(root(
+        "{ journalctl -b --no-pager -o cat _TRANSPORT=audit | grep -E "
+        "'avc: +denied' || journalctl -b --no-pager -o cat -k | grep -E "
+        "'avc: +denied'; } || true"))
+
+
+def journal_denials(out):
+    """The denials in journal lines: the audit records, or the kernel's
+    lines where there are none."""
+    seen, found = set(), []
+    lines = out.split("\n")
+    if any(x.startswith("AVC ") for x in lines):
+        lines = [x for x in lines if x.startswith("AVC ")]
+    for line in lines:
+        m = AVC.search(line)
+        if not m:
+            continue
+        key = (field(line, "scontext").split(":")[2:3] or [""])[0], \
+            (field(line, "tcontext").split(":")[2:3] or [""])[0], \
+            field(line, "tclass"), m.group(1).strip(), field(line, "comm"), \
+            field(line, "name")
+        serial = re.search(r"audit\([0-9.]+:(\d+)\)", line)
+        ident = (serial.group(1) if serial else line, key)
+        if ident not in seen:
+            seen.add(ident)
+            found.append(key)
+    return found
+
+
+def review(avcs, boolean_off):
+    """Every denial printed; those of the login domains after the boolean
+    was turned on must be explained."""
+    unexplained = []
+    counts = {}
+    for i, k in enumerate(avcs):
+        counts.setdefault(k, [0, i >= boolean_off])[0] += 1
+    for k, (n, after) in counts.items():
+        why = EXPLAINED.get(k[:3])
+        if not after and the_modules(k):
+            why = why or "while the boolean was off"
+        elif why is None and the_modules(k):
+            unexplained.append(k)
+            why = "UNEXPLAINED"
+        note("avc: %dx %s -> %s %s { %s } comm=%s name=%s: %s" %
+             (n, k[0], k[1], k[2], k[3], k[4], k[5], why or
+              "neither a login program's nor the helper's"))
+    result(not unexplained, "no AVC denial of the login programs' domains, "
+           "the helper or an instance goes unexplained", "%d denials, %d distinct; unexplained: %s" %
+           (len(avcs), len(counts), "; ".join(" ".join(k) for k in unexplained)
+            or "none"))
+
+
+def booted(policy):
+    st = root("getenforce; sestatus | grep -E '^(Loaded policy name|Policy MLS)'; id -Z")
+    lines = [x.strip() for x in st.split("\n") if x.strip()]
+    result(lines[0] == "Enforcing" and policy in st,
+           "booted enforcing with the %s policy" % policy,
+           "; ".join(lines))
+    out = root("systemctl --failed --no-legend --plain")
+    note("systemctl --failed: " + (out.strip().replace("\n", "; ") or "0 units"))
+    out = root("systemctl show -p ActiveState -p Result "
+               "pam_namespace_ng_helper.service")
+    result("ActiveState=active" in out and "Result=success" in out,
+           "pam_namespace_ng_helper.service ran at boot",
+           out.strip().replace("\n", " ") + "; " +
+           root("ls -dZ /tmp/tmp-inst /var/tmp/tmp-inst; "
+                "stat -c '%n %a %U' /tmp/tmp-inst").strip().replace("\n", "; "))
+
+
+def module_lines():
+    return [x for x in root("journalctl -b --no-pager -o cat | grep -F "
+                            "pam_namespace_ng || true").split("\n") if x]
+
+
+def boolean_name():
+    out = root("getsebool -a | grep -E '^(allow_polyinstantiation|"
+               "polyinstantiation_enabled) ' || true").split()
+    return out[0] if out else "allow_polyinstantiation"
+
+
+def boolean_checks():
+    """The boolean off: pam_namespace_check warns, alice's ssh login is
+    refused with one log line naming the boolean. Then on: no warning.
+    Returns the number of AVC denials seen before it was turned on."""
+    name = boolean_name()
+    root("setsebool %s off" % name)
+    chk = root("pam_namespace_check 2>&1; echo status $?").strip()
+    warn = [x for x in chk.split("\n") if name in x]
+    result(len(warn) == 1 and "off" in warn[0],
+           "pam_namespace_check warns that %s is off" % name,
+           chk.replace("\n", "; "))
+    before = module_lines()
+    p = ssh("alice", "echo session-ran", check=False)
+    time.sleep(3)
+    new = module_lines()[len(before):]
+    for x in new:
+        note("journal: " + x)
+    naming = [x for x in new if name in x]
+    result("session-ran" not in p and len(naming) == 1,
+           "%s off: alice's ssh login is refused, one log line names the "
+           "boolean" % name, "session saw %r; %d new lines of the module, "
+           "%d naming %s" % (p.strip()[-40:], len(new), len(naming), name))
+    off = len(denials())
+    root("setsebool %s on" % name)
+    chk = root("pam_namespace_check 2>&1; echo status $?").strip()
+    result(name not in chk and chk.endswith("status 0"),
+           "%s on: pam_namespace_check has no warning about it" % name,
+           chk.replace("\n", "; "))
+    return off
+
+
+def label(path):
+    return root("stat -c %C " + path).strip()
+
+
+def labelled_ok(path, member, polydir):
+    """The instance's label is compute_member's, or the one the package's
+    namespace.init gives it by restorecon of the polydir (where the login
+    program's domain may relabel it: login's, not sshd's). Says which."""
+    got = label(path)
+    restored = root("matchpathcon -n %s" % polydir).strip()
+    if got == member:
+        return True, "%s (compute_member's)" % got
+    if got == restored:
+        return True, "%s (namespace.init's restorecon %s)" % (got, polydir)
+    return False, "%s, neither compute_member's %s nor restorecon's %s" % (
+        got, member, restored)
+
+
+def selinux_boot():
+    boot.boot(1)
+    booted("default")
+    off = boolean_checks()
+    alice = "user_u:user_r:user_t:s0"
+    con = Console("alice", "alicepw")
+    c_id = con.run("id -Z").strip()
+    c_tmp, c_vtmp = stat(con.run, "/tmp"), stat(con.run, "/var/tmp")
+    con.run("echo console >/tmp/console-note")
+    tmp_con, vtmp_con = label("/tmp"), label("/var/tmp")
+    member = root("compute_member %s %s dir" % (alice, tmp_con)).strip()
+    vmember = root("compute_member %s %s dir" % (alice, vtmp_con)).strip()
+    inst = "/tmp/tmp-inst/%s_alice" % member
+    vinst = "/var/tmp/tmp-inst/%s_alice" % vmember
+    i_st = root("stat -c %%d:%%i %s %s" % (inst, vinst)).split()
+    note("root sees: " + root("ls -Z /tmp/tmp-inst /var/tmp/tmp-inst")
+         .strip().replace("\n", "; "))
+    ok1, l1 = labelled_ok(inst, member, "/tmp")
+    ok2, l2 = labelled_ok(vinst, vmember, "/var/tmp")
+    result(c_id == alice and c_tmp.split()[0] == i_st[0] and
+           c_vtmp.split()[0] == i_st[1] and ok1 and ok2,
+           "context: alice's console login (user_u) has /tmp = %s and "
+           "/var/tmp = %s, named after compute_member's context" % (inst, vinst),
+           "id -Z %s; /tmp %s, /var/tmp %s; instances %s labelled %s; %s" %
+           (c_id, c_tmp, c_vtmp, " ".join(i_st), l1, l2))
+
+    def s(c):
+        return ssh("alice", c)
+    s_id, s_tmp = s("id -Z").strip(), stat(s, "/tmp")
+    s_ls = s("ls -A /tmp").split()
+    result(s_id == alice and s_tmp == c_tmp and "console-note" in s_ls,
+           "context: alice's ssh login has the same context and instance",
+           "id -Z %s; /tmp %s; holds %s" % (s_id, s_tmp, " ".join(s_ls)))
+
+    bob = root("getseuser bob sshd 2>/dev/null | sed -n 's/^Context [0-9]* //p'"
+               " | head -n 1").strip() or "staff_u:staff_r:staff_t:s0-s0:c0.c1023"
+
+    def b(c):
+        return ssh("bob", c)
+    b_id, b_tmp = b("id -Z").strip(), stat(b, "/tmp")
+    b_ls = b("ls -A /tmp").split()
+    b_member = root("compute_member %s %s dir" % (b_id, tmp_con)).strip()
+    b_inst = "/tmp/tmp-inst/%s_bob" % b_member
+    b_st = root("stat -c %%d:%%i %s" % b_inst).strip()
+    ok1, l1 = labelled_ok(b_inst, b_member, "/tmp")
+    result(b_id.startswith("staff_u:staff_r:staff_t:") and
+           b_tmp.split()[0] == b_st and ok1 and "console-note" not in b_ls,
+           "context: bob's ssh login (staff_u) has his own instance %s, "
+           "named after compute_member's context" % b_inst,
+           "id -Z %s (getseuser: %s); /tmp %s; instance %s labelled %s; sees %s" %
+           (b_id, bob, b_tmp, b_st, l1, " ".join(b_ls) or "nothing"))
+    r_ls = root("ls -A /tmp").split()
+    result("console-note" not in r_ls and "tmp-inst" in r_ls,
+           "root's ssh login (unconfined_u) sees the real /tmp", " ".join(r_ls))
+    # Her user manager (user@2001.service, the systemd-user stack) runs in
+    # a context of its own: what compute_member gives for it names its
+    # instance.
+    mgr = root("systemctl show -p MainPID --value user@2001.service").strip()
+    m_id = root("cat /proc/%s/attr/current" % mgr).strip("\0\n ")
+    m_tmp = root("nsenter -t %s -m stat -c %%d:%%i /tmp" % mgr).strip()
+    note("alice's systemd --user manager: pid %s, %s, /tmp %s; "
+         "compute_member gives %s" % (mgr, m_id, m_tmp, root(
+             "compute_member %s %s dir" % (m_id, tmp_con)).strip()))
+    con.logout()
+    review(denials(), off)
+    boot.poweroff(1)
+
+
+def host_journal():
+    """The journal of the powered-off image, read on the host: under the
+    MLS policy root's s0 login may not read journald's files (s15)."""
+    out = os.path.join(boot.WORK, "journal")
+    subprocess.run(["rm", "-rf", out], check=True)
+    os.makedirs(out)
+    subprocess.run(["debugfs", "-c", "-R", "rdump /var/log/journal " + out,
+                    os.path.join(boot.WORK, "image.raw")],
+                   capture_output=True, check=True)
+    files = subprocess.run(["find", out, "-name", "system*.journal*"],
+                           capture_output=True, text=True).stdout.split()
+    p = subprocess.run(["journalctl", "-b", "-o", "cat", "--no-pager"] +
+                       ["--file=" + f for f in files],
+                       capture_output=True, text=True)
+    return p.stdout
+
+
+def image_label(path):
+    """A file's security.selinux in the powered-off image (debugfs)."""
+    out = subprocess.run(["debugfs", "-c", "-R", "ea_get %s security.selinux" % path,
+                          os.path.join(boot.WORK, "image.raw")],
+                         capture_output=True, text=True).stdout
+    m = re.search(r'"([^"\\]*)', out)
+    return m.group(1) if m else "none"
+
+
+def mls_boot():
+    """alice over ssh at s0 and on the console at s2 (the policy's
+    logins/alice for login). Debian 12's MLS policy refuses login (and
+    sshd) a key at any level but s0, so pam_selinux fails the s2 session:
+    what is checked there is the module's part, the s2 instance made,
+    mounted and labelled at s2 beside the s0 one, read from the journal and
+    the image on the host after the poweroff (root's s0 login may read
+    neither journald's files nor an s2 directory)."""
+    boot.boot(1)
+    note("booted permissive: " + root("getenforce").strip() +
+         "; setenforce 1 before any login")
+    root("setenforce 1")
+    booted("mls")
+
+    def s(c):
+        return ssh("alice", c)
+    s_id, s_tmp = s("id -Z").strip(), stat(s, "/tmp")
+    s_lab = s("stat -c %C /tmp").strip()
+    s("echo low >/tmp/low-note")
+    poly = label("/tmp")
+    want = {lv: "%s:%s_alice" % (":".join(poly.split(":")[:3]), lv)
+            for lv in ("s0", "s2")}
+    st0 = root("stat -c %%d:%%i /tmp/tmp-inst/%s 2>&1 || true" % want["s0"]).strip()
+    result(s_id == "staff_u:staff_r:staff_t:s0" and s_lab + "_alice" == want["s0"]
+           and s_tmp.split()[0] == st0,
+           "level: alice's ssh login at s0 has /tmp = /tmp/tmp-inst/%s, "
+           "labelled with /tmp's context at s0" % want["s0"],
+           "id -Z %s; /tmp %s labelled %s; instance %s" % (s_id, s_tmp, s_lab, st0))
+
+    # agetty may be restarted under this policy (a new prompt) while the
+    # name is typed: then it is typed again.
+    q = boot.qemu
+    for _ in range(4):
+        q.sendline("alice")
+        if q.expect([r"Password: ", r"bootvm login: "], timeout=90) == 0:
+            break
+    else:
+        raise RuntimeError("the console never asked for alice's password")
+    q.sendline("alicepw")
+    i = q.expect([r"Cannot make/remove an entry for the specified session",
+                  r"[$#] "], timeout=120)
+    note("alice's console login at s2: " + ("refused: Cannot make/remove an "
+                                              "entry" if i == 0 else "a shell"))
+    names = root("ls /tmp/tmp-inst").split()
+    note("root sees in /tmp/tmp-inst: " + " ".join(names))
+    boot.poweroff(1)
+    journal = host_journal()
+    mine = [x for x in journal.split("\n") if "(login:session)" in x and
+            ("pam_namespace_ng" in x or "pam_selinux" in x)]
+    for x in mine:
+        note("journal: " + x)
+    keys = [x for x in journal.split("\n") if x.startswith("AVC ") and
+            "local_login_t" in x and "tclass=key" in x and ":s2 " in x]
+    for x in keys:
+        note("journal: " + x)
+    labels = {lv: image_label("/tmp/tmp-inst/" + n) for lv, n in want.items()}
+    mounted = "level: new instance /tmp/tmp-inst/%s mounted on /tmp" % want["s2"]
+    result(any(mounted in x for x in mine) and
+           all(want[lv] == labels[lv] + "_alice" for lv in want),
+           "level: alice's console login at s2 got an instance of its own, "
+           "/tmp/tmp-inst/%s, labelled at s2 beside the s0 one" % want["s2"],
+           "labels in the image: %s" %
+           "; ".join("%s %s" % x for x in labels.items()))
+    result(i == 0 and keys and any("pam_selinux" in x and "key creation" in x
+                                   for x in mine),
+           "level: under Debian 12's MLS policy pam_selinux then refuses the "
+           "s2 session (local_login_t may not create its key at s2), not the "
+           "module", "%d such denials" % len(keys))
+    review(journal_denials(journal), 0)
+
+
+def main():
+    start = time.time()
+    try:
+        selinux_boot() if MODE == "selinux" else mls_boot()
+    except Exception as e:  # noqa: BLE001 - any error is a failed cycle
+        result(False, "the boot cycle ran to its end", "%s: %s" %
+               (type(e).__name__, str(e)[:2000]))
+        if boot.qemu is not None and boot.qemu.before:
+            note("console: " + boot.qemu.before[-1500:].replace("\n", "\n# "))
+        try:
+            for x in root("journalctl -b -o cat --no-pager | grep -E "
+                          "'pam_namespace_ng|pam_selinux|error: PAM' | tail -n 15"
+                          ).split("\n"):
+                note("journal: " + x)
+        except Exception:  # noqa: BLE001 - the machine may be gone
+            pass
+    finally:
+        boot.kill_qemu()
+    note("boot and checks: %.0f s; console log in %s/console-1.log" %
+         (time.time() - start, boot.WORK))
+    if boot.failures:
+        print("%d checks failed: %s" % (len(boot.failures),
+                                        "; ".join(boot.failures)))
+        return 1
+    return 0
+
+
+sys.exit(main())

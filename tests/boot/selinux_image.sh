@@ -1,0 +1,113 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# shellcheck shell=bash disable=SC2154 # mode, root, work, img: test_boot.sh's
+#
+# Sourced by test_boot.sh for the SELinux images (modes selinux and mls):
+# its mode, root, work, img and in_root are used here. The root file system
+# has selinux-basics and both of Debian's policies (their postinst built
+# each binary policy with semodule when mmdebstrap installed them); this
+# picks one, maps the users, and labels the tree when the image is made
+# (setfiles in its chroot, the security.selinux attributes carried into the
+# ext4 image by mkfs.ext4 -d) instead of an autorelabel boot, which takes
+# minutes under TCG.
+#
+#   selinux:  selinux-policy-default (MCS), the context method; alice is
+#             user_u, bob staff_u.
+#   mls:      selinux-policy-mls, the level method; alice is staff_u at s0
+#             (semanage login) and at s2 for login, the console (the
+#             policy's per-service file logins/alice, which libselinux's
+#             getseuser reads): an ssh login at s2 is refused by pam_selinux
+#             under this policy (sshd_t may not create a key at s2).
+
+case $mode in
+selinux)
+	se_type=default
+	se_method=context
+	;;
+mls)
+	se_type=mls
+	se_method=level
+	;;
+esac
+
+# In the chroot: the policy chosen, namespace.conf with the method, the
+# users mapped by semanage on the policy's store.
+selinux_conf() {
+	[[ -s $root/etc/selinux/$se_type/policy/policy.33 ]] || {
+		echo "FAIL: the image has no binary policy /etc/selinux/$se_type/policy/policy.33"
+		exit 1
+	}
+	printf 'SELINUX=enforcing\nSELINUXTYPE=%s\n' "$se_type" >"$root/etc/selinux/config"
+	cat >"$root/etc/security/namespace.conf" <<CONF
+/tmp          /tmp/tmp-inst/        $se_method    root
+/var/tmp      /var/tmp/tmp-inst/    $se_method    root
+CONF
+	local maps=()
+	if [[ $mode == selinux ]]; then
+		maps=("-s user_u -r s0 alice" "-s staff_u -r s0-s0:c0.c1023 bob")
+	else
+		maps=("-s staff_u -r s0 alice" "-s staff_u -r s0 bob")
+	fi
+	for m in "${maps[@]}"; do
+		# shellcheck disable=SC2086 # the words of m
+		in_root semanage login -a $m >>"$work/semanage.log" 2>&1 || {
+			cat "$work/semanage.log"
+			echo "FAIL: semanage login -a $m in the image"
+			exit 1
+		}
+	done
+	if [[ $mode == mls ]]; then
+		# root's ssh logins, the checks' eyes, in sysadm_r; alice at s2
+		# through sshd.
+		# allow_polyinstantiation on here: sysadm_r may not set booleans
+		# under this policy (boot_selinux turns it off and on).
+		for b in ssh_sysadm_login allow_polyinstantiation; do
+			in_root semanage boolean -m --on $b >>"$work/semanage.log" 2>&1 || {
+				cat "$work/semanage.log"
+				echo "FAIL: semanage boolean -m --on $b in the image"
+				exit 1
+			}
+		done
+		# ... which the policy's users/root file gives sshd_t once its
+		# line for it is uncommented, as the file says.
+		sed -i 's/^#\(system_r:sshd_t:s0\)/\1/' "$root/etc/selinux/mls/contexts/users/root"
+		grep -q '^system_r:sshd_t:s0' "$root/etc/selinux/mls/contexts/users/root" || {
+			echo "FAIL: no sshd_t line to uncomment in the mls policy's contexts/users/root"
+			exit 1
+		}
+		install -d "$root/etc/selinux/mls/logins"
+		echo "login:staff_u:s2" >"$root/etc/selinux/mls/logins/alice"
+
+	fi
+	echo "# SELinux: SELINUXTYPE=$se_type, namespace.conf's method $se_method; seusers:"
+	grep -v '^#' "$root/etc/selinux/$se_type/seusers" | sed 's/^/#   /'
+}
+
+# The whole tree labelled with the policy's file_contexts (the chroot's
+# own /proc left out).
+selinux_label() {
+	local fc=/etc/selinux/$se_type/contexts/files/file_contexts
+	local t=$SECONDS
+	in_root setfiles -e /proc -F "$fc" / >"$work/setfiles.log" 2>&1 || {
+		tail -n 20 "$work/setfiles.log"
+		echo "FAIL: setfiles -F $fc / in the image"
+		exit 1
+	}
+	echo "# setfiles -F $fc /: $((SECONDS - t)) s"
+}
+
+# The labels are in the ext4 image (mke2fs -d copies extended attributes).
+selinux_image_check() {
+	local f want got
+	for f in /usr/bin/login:login_exec_t /usr/sbin/sshd:sshd_exec_t \
+		/usr/lib/x86_64-linux-gnu/security/pam_namespace_ng.so:lib_t /tmp:tmp_t; do
+		want=${f#*:}
+		f=${f%%:*}
+		got=$(debugfs -R "ea_get $f security.selinux" "$img" 2>/dev/null |
+			grep -o '"[^"\\]*' | tr -d '"') || true
+		[[ $got == *":$want:"* ]] || {
+			echo "FAIL: $f in the ext4 image is labelled '$got', not $want"
+			exit 1
+		}
+		echo "# in the image: $f $got"
+	done
+}
