@@ -19,7 +19,29 @@
 #include "kernel.h"
 #include "share.h"
 
-#define STATE_MAGIC "pam_namespace-share 1"
+/*
+ * The format of the state file and the session records beside it, said on
+ * the state's first line ("pam_namespace-share N"). Records carry no number
+ * of their own: a record is only ever read next to a state of a format that
+ * knows it. A module joins a pin whose state is of a format from
+ * NS_SHARE_FORMAT_MIN to its own, and writes its record as that format
+ * does; a state of any other format belongs to sessions of another build
+ * (an upgrade with users logged in), which it leaves to them: the session
+ * gets a namespace of its own. A format that cannot be joined bumps
+ * NS_SHARE_GENERATION too, which is part of the key, so that the files of
+ * the two never share a name. -D defines in a second build prove it
+ * (tests/integration/test_share_attacks.sh).
+ */
+#ifndef NS_SHARE_FORMAT
+#define NS_SHARE_FORMAT 1
+#endif
+#ifndef NS_SHARE_FORMAT_MIN
+#define NS_SHARE_FORMAT_MIN 1
+#endif
+#ifndef NS_SHARE_GENERATION
+#define NS_SHARE_GENERATION 1
+#endif
+#define STATE_MAGIC "pam_namespace-share "
 #define STATE_MAX   (1024 * 1024)
 
 /* ------------------------------------------------------------ the key */
@@ -65,6 +87,8 @@ int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 	if (!f)
 		return -ENOMEM;
 	/* Fields end with a NUL: no value can run into the next. */
+	if (NS_SHARE_GENERATION != 1)
+		fprintf(f, "generation %d%c", NS_SHARE_GENERATION, 0);
 	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
 	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
 	fprintf(f, "orig %ld%c", orig_uid, 0);
@@ -180,20 +204,54 @@ static int open_parent(const char **ret_name)
 }
 
 /*
- * name under pfd, made (0700) when missing and create, then checked as
- * root's and 0700. On failure *ret_what, when asked for, names the step.
+ * Root's and 0700 whatever made it: mkdirat() goes through the caller's
+ * umask and takes its group, and the first session after boot (a user's
+ * "umask 0277; su -") would otherwise decide the directory for every later
+ * one. A directory found root-owned and writable by no one else can have
+ * had nothing planted in it: its group and mode are put right (1, said in
+ * the log by the caller). Any other is refused (-EPERM).
  */
-static int open_checked_child(int pfd, const char *name, bool create, const char **ret_what)
+static int dir_fix(int fd, bool made)
+{
+	struct stat st;
+	int rw, r;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != 0)
+		return -EPERM;
+	if (st.st_gid == 0 && (st.st_mode & 07777) == 0700)
+		return 0;
+	if (!made && (st.st_mode & 0022))
+		return -EPERM;
+	/* fd is O_PATH, on which fchmod() fails: the directory itself, opened through it */
+	rw = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rw < 0)
+		return -errno;
+	r = (st.st_gid != 0 && fchown(rw, 0, 0) < 0) || fchmod(rw, 0700) < 0 ? -errno : 0;
+	close(rw);
+	if (r < 0)
+		return r;
+	return made ? 0 : 1;
+}
+
+/*
+ * name under pfd, made when missing and create, then made or checked
+ * root's and 0700 (dir_fix). On failure *ret_what, when asked for, names
+ * the step; *ret_repaired says a wrong one was put right.
+ */
+static int open_checked_child(int pfd, const char *name, bool create, const char **ret_what,
+			      bool *ret_repaired)
 {
 	const char *what = "opening";
 	int fd = kn_open_child_dir(pfd, name), r;
+	bool made = false;
 
 	if (fd == -ENOENT && create) {
 		what = "creating";
-		if (mkdirat(pfd, name, 0700) < 0 && errno != EEXIST)
-			fd = -errno;
-		else
-			fd = kn_open_child_dir(pfd, name);
+		if (mkdirat(pfd, name, 0700) == 0)
+			made = true;
+		fd = made || errno == EEXIST ? kn_open_child_dir(pfd, name) : -errno;
 	}
 	if (fd < 0) {
 		if (ret_what)
@@ -202,11 +260,14 @@ static int open_checked_child(int pfd, const char *name, bool create, const char
 	}
 	if (ret_what)
 		*ret_what = "checking";
-	r = dir_check(fd);
+	/* Only a module session repairs; the check tool reads what is there. */
+	r = create ? dir_fix(fd, made) : dir_check(fd);
 	if (r < 0) {
 		close(fd);
 		return r;
 	}
+	if (ret_repaired)
+		*ret_repaired = r == 1;
 	return fd;
 }
 
@@ -217,7 +278,7 @@ int ns_share_dir_open_existing(void)
 
 	if (pfd < 0)
 		return pfd;
-	fd = open_checked_child(pfd, name, false, NULL);
+	fd = open_checked_child(pfd, name, false, NULL, NULL);
 	close(pfd);
 	return fd;
 }
@@ -227,7 +288,7 @@ int ns_share_dir_open_existing(void)
  * itself with private propagation (kn_dir_make_private_mount), reopened
  * so that the descriptor is on that mount.
  */
-static int dir_open(const char **ret_what)
+static int dir_open(const char **ret_what, bool *ret_repaired)
 {
 	const char *name;
 	int pfd, fd, nfd, r;
@@ -236,7 +297,7 @@ static int dir_open(const char **ret_what)
 	pfd = open_parent(&name);
 	if (pfd < 0)
 		return pfd;
-	fd = open_checked_child(pfd, name, true, ret_what);
+	fd = open_checked_child(pfd, name, true, ret_what, ret_repaired);
 	if (fd < 0) {
 		close(pfd);
 		return fd;
@@ -246,9 +307,18 @@ static int dir_open(const char **ret_what)
 		/* flock() wants a descriptor opened for reading, not O_PATH. */
 		int lfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-		*ret_what = "mounting";
-		if (lfd < 0 || flock(lfd, LOCK_EX) < 0)
+		/*
+		 * Held only while the directory becomes a mount, once a boot,
+		 * and waited for within a bound: a holder its user stopped
+		 * cannot hold up everyone's logins.
+		 */
+		*ret_what = "locking";
+		if (lfd < 0)
 			r = -errno;
+		else
+			r = kn_flock_timeout(lfd, LOCK_EX, NS_SHARE_LOCK_MS);
+		if (r == 0)
+			*ret_what = "mounting";
 		/* Another session may have made it a mount while this one waited. */
 		if (r == 0) {
 			nfd = kn_open_child_dir(pfd, name);
@@ -293,14 +363,20 @@ static int dir_open(const char **ret_what)
  */
 int ns_share_user_dir(int dir_fd, uid_t uid, bool create)
 {
+	return ns_share_user_dir_repair(dir_fd, uid, create, NULL);
+}
+
+int ns_share_user_dir_repair(int dir_fd, uid_t uid, bool create, bool *ret_repaired)
+{
 	char name[24];
 
 	snprintf(name, sizeof(name), "%u", (unsigned)uid);
-	return open_checked_child(dir_fd, name, create, NULL);
+	return open_checked_child(dir_fd, name, create, NULL, ret_repaired);
 }
 
-int ns_share_lock(int udir)
+int ns_share_lock(int udir, unsigned timeout_ms)
 {
+	int r;
 	struct stat st;
 	int fd;
 
@@ -311,13 +387,11 @@ int ns_share_lock(int udir)
 		close(fd);
 		return -EPERM;
 	}
-	while (flock(fd, LOCK_EX) < 0)
-		if (errno != EINTR) {
-			int r = -errno;
-
-			close(fd);
-			return r;
-		}
+	r = kn_flock_timeout(fd, LOCK_EX, timeout_ms);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
 	return fd;
 }
 
@@ -418,9 +492,27 @@ static char *state_name(const char *base, const char *suffix)
 	return s;
 }
 
+/* The first line: -EBADMSG if it is none of ours, -EPROTO if of a format this build cannot join. */
+static int state_magic(const char *line, int *ret_format)
+{
+	size_t n = strlen(STATE_MAGIC);
+	char *end;
+	long v;
+
+	if (!line || strncmp(line, STATE_MAGIC, n) != 0 || !isdigit((unsigned char)line[n]))
+		return -EBADMSG;
+	errno = 0;
+	v = strtol(line + n, &end, 10);
+	if (*end || errno || v < 1 || v > INT_MAX)
+		return -EBADMSG;
+	*ret_format = (int)v;
+	return v < NS_SHARE_FORMAT_MIN || v > NS_SHARE_FORMAT ? -EPROTO : 0;
+}
+
 int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
 {
 	struct ns_share_state st = {0};
+	int format = 0;
 	char *name = state_name(base, ".state"), *buf = NULL, *line, *save = NULL;
 	struct stat s;
 	ssize_t n;
@@ -450,13 +542,13 @@ int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret
 	}
 	buf[n] = '\0';
 	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, STATE_MAGIC) != 0)
-		r = -EBADMSG;
+	r = state_magic(line, &format);
 	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
 		r = parse_line(&st, line);
 	free(buf);
 	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
 		r = -EBADMSG;
+	st.format = format;
 	if (r < 0) {
 		ns_share_state_free(&st);
 		return r;
@@ -482,9 +574,10 @@ int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_sta
 		r = -ENOMEM;
 		goto out;
 	}
-	fprintf(f, "%s\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
-		(unsigned long long)st->dev, (unsigned long long)st->ino,
-		(unsigned long long)st->root_dev, (unsigned long long)st->root_ino, st->user);
+	fprintf(f, "%s%d\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
+		st->format ? st->format : NS_SHARE_FORMAT, (unsigned long long)st->dev,
+		(unsigned long long)st->ino, (unsigned long long)st->root_dev,
+		(unsigned long long)st->root_ino, st->user);
 	for (size_t i = 0; i < st->n_polydirs; i++)
 		fprintf(f, "polydir %s\n", st->polydirs[i]);
 	for (size_t i = 0; i < st->n_tmpdirs; i++)
@@ -559,63 +652,85 @@ int ns_share_session_remove(int udir, const char *key, const struct ns_share_pro
 	return unlinkat(udir, name, 0) < 0 ? -errno : 0;
 }
 
-/* "KEY@PID.kID" into *p, if name is a session of key. */
-static bool session_parse(const char *name, const char *key, struct ns_share_proc *p)
+/* "KEY@PID.kID" into *p and the length of KEY into *ret_klen, if name is a session record. */
+static bool session_parse(const char *name, size_t *ret_klen, struct ns_share_proc *p)
 {
-	size_t klen = strlen(key);
+	const char *at = strrchr(name, '@');
 	char kind, end;
 	int pid;
 
-	if (strncmp(name, key, klen) != 0 || name[klen] != '@')
+	if (!at || at == name)
 		return false;
-	if (sscanf(name + klen + 1, "%d.%c%llu%c", &pid, &kind, &p->id, &end) != 3 || pid <= 0 ||
+	if (sscanf(at + 1, "%d.%c%llu%c", &pid, &kind, &p->id, &end) != 3 || pid <= 0 ||
 	    (kind != 'p' && kind != 's'))
 		return false;
 	p->pid = pid;
 	p->pidfs = kind == 'p';
+	*ret_klen = (size_t)(at - name);
 	return true;
 }
 
 struct scan {
 	int udir;
 	const char *key;
+	size_t klen;
 	enum ns_share_scan mode;
 	struct ns_share_state *st;
 	size_t stale;
 	int error; /* the first record REMOVE_ALL could not remove */
 };
 
+/*
+ * Every record is looked at to its end: a scan that stopped at the first
+ * live one (tmpfs lists the newest first) never reached the records of
+ * sessions killed before it, and a user who kills her own su after its
+ * record is written while one session stays open filled /run with them.
+ * PRUNE removes the gone records of every key of the user, so that those
+ * of a key no session opens again go too.
+ */
 static int scan_one(const char *name, void *ud)
 {
 	struct scan *sc = ud;
 	struct ns_share_state *st = sc->st;
 	struct ns_share_proc p;
+	size_t klen;
+	bool mine;
 
-	if (!session_parse(name, sc->key, &p))
+	if (!session_parse(name, &klen, &p))
 		return 0;
-	if (sc->mode == NS_SHARE_SCAN_REMOVE_ALL || !ns_share_proc_alive(&p)) {
-		sc->stale += sc->mode != NS_SHARE_SCAN_REMOVE_ALL;
-		if (sc->mode != NS_SHARE_SCAN_COUNT && unlinkat(sc->udir, name, 0) < 0 &&
-		    errno != ENOENT && sc->mode == NS_SHARE_SCAN_REMOVE_ALL && sc->error == 0)
+	mine = klen == sc->klen && memcmp(name, sc->key, klen) == 0;
+	if (!mine && sc->mode != NS_SHARE_SCAN_PRUNE)
+		return 0;
+	if (sc->mode == NS_SHARE_SCAN_REMOVE_ALL) {
+		if (unlinkat(sc->udir, name, 0) < 0 && errno != ENOENT && sc->error == 0)
 			sc->error = -errno;
 		return 0;
 	}
+	if (!ns_share_proc_alive(&p)) {
+		sc->stale++;
+		if (sc->mode == NS_SHARE_SCAN_PRUNE)
+			(void)unlinkat(sc->udir, name, 0);
+		return 0;
+	}
+	st->user_sessions++;
+	if (!mine)
+		return 0;
 	if (grow(&st->sessions, st->n_sessions, sizeof(*st->sessions)) < 0)
 		return -ENOMEM;
 	st->sessions[st->n_sessions++] = p;
-	/* One live session is all an open or a close needs to know. */
-	return sc->mode == NS_SHARE_SCAN_PRUNE_TO_LIVE;
+	return 0;
 }
 
 int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
 		      size_t *ret_stale)
 {
-	struct scan sc = {.udir = udir, .key = key, .mode = mode, .st = st};
+	struct scan sc = {.udir = udir, .key = key, .klen = strlen(key), .mode = mode, .st = st};
 	int fd = openat(udir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -errno;
 	st->n_sessions = 0;
+	st->user_sessions = 0;
 	r = kn_dir_each(fd, scan_one, &sc);
 	close(fd);
 	if (ret_stale)
@@ -739,11 +854,56 @@ static const char *share_refused_here(int own_ns)
 	return NULL;
 }
 
-/* After setns() the root and working directory are the namespace's root: back to cwd by name. */
-static void rechdir(const char *cwd)
+/*
+ * After setns() the working directory is the namespace's root. Going back
+ * by name, as root, inside the user's namespace would follow what she put
+ * there (her /tmp/work, a link to /etc/security, named where root's was a
+ * directory). So the directory is held by descriptor before the join, and
+ * afterwards taken only where its name in the namespace, walked without
+ * following a link others could plant, leads to that very directory (same
+ * device and inode); anywhere else the session starts in "/".
+ */
+static int cwd_hold(struct stat *ret_st)
 {
-	if (!cwd || chdir(cwd) < 0)
-		(void)chdir("/");
+	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && fstat(fd, ret_st) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void cwd_restore(int held, const struct stat *was, const char *cwd)
+{
+	struct stat now;
+	int fd = held >= 0 && cwd && cwd[0] == '/' ? kn_open_dir(cwd, NULL) : -1;
+
+	if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == was->st_dev &&
+	    now.st_ino == was->st_ino && fchdir(fd) == 0) {
+		close(fd);
+		return;
+	}
+	if (fd >= 0)
+		close(fd);
+	(void)chdir("/");
+}
+
+char *ns_share_tmpdir_parent(const char *path, const char *name)
+{
+	size_t len = strlen(path), nlen = strlen(name);
+	char *parent;
+
+	/* "PARENT/NAME" with PARENT not empty; a name longer than the path is no part of it */
+	if (nlen == 0 || len < nlen + 2 || path[len - nlen - 1] != '/' ||
+	    strcmp(path + len - nlen, name) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	parent = strndup(path, len - nlen - 1);
+	if (!parent)
+		errno = ENOMEM;
+	return parent;
 }
 
 static int state_from_session(struct ns_share_state *st, const char *user,
@@ -771,13 +931,11 @@ static int state_from_session(struct ns_share_state *st, const char *user,
 	}
 	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
 		const struct ns_tmpdir *t = &sess->tmpdirs[i];
-		size_t plen = strlen(t->path) - strlen(t->name);
 		struct ns_share_tmpdir d;
 
-		/* path is "PARENT/NAME" */
-		if (plen < 2 || strcmp(t->path + plen, t->name) != 0)
-			return -EINVAL;
-		d.parent = strndup(t->path, plen - 1);
+		d.parent = ns_share_tmpdir_parent(t->path, t->name);
+		if (!d.parent)
+			return errno == ENOMEM ? -ENOMEM : -EINVAL;
 		d.name = strdup(t->name);
 		if (grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0) {
 			free(d.parent);
@@ -895,31 +1053,50 @@ out:
 	return r;
 }
 
-/* The pin directory and the user's in it, with the user's lock taken; 1 if any is untrusted. */
+/*
+ * The pin directory and the user's in it, with the user's lock taken; 1 if
+ * any is untrusted or the lock is not had within NS_SHARE_LOCK_MS (its
+ * holder stopped by its user, say): the session then builds a namespace of
+ * its own rather than wait.
+ */
 static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, void *ud)
 {
+	bool fixed_top = false, fixed_user = false;
 	const char *what;
 	int top, r;
 
-	r = top = dir_open(&what);
+	r = top = dir_open(&what, &fixed_top);
 	if (r >= 0) {
 		what = "opening the user's directory in";
-		r = sh->dir_fd = ns_share_user_dir(top, sh->uid, true);
+		r = sh->dir_fd = ns_share_user_dir_repair(top, sh->uid, true, &fixed_user);
 		close(top);
 	}
+	if (fixed_top)
+		log(ud, false, "share_namespace: %s was not root:root 0700: made so", NS_SHARE_DIR);
+	if (fixed_user)
+		log(ud, false, "share_namespace: %s/%u was not root:root 0700: made so",
+		    NS_SHARE_DIR, (unsigned)sh->uid);
 	if (r < 0) {
 		log(ud, false,
 		    "share_namespace: %s %s: %s%s: this session gets a namespace of its own", what,
-		    NS_SHARE_DIR, strerror(-r),
+		    NS_SHARE_DIR,
+		    r == -ETIMEDOUT ? "its lock is held by a stopped or stuck session"
+				    : strerror(-r),
 		    r == -EPERM ? " (must be root's, mode 0700, on trusted parents)" : "");
 		return 1;
 	}
-	r = *ret_lock = ns_share_lock(sh->dir_fd);
+	r = *ret_lock = ns_share_lock(sh->dir_fd, NS_SHARE_LOCK_MS);
 	if (r < 0) {
-		log(ud, false,
-		    "share_namespace: cannot lock %s/%u/lock: %s: this session gets a namespace "
-		    "of its own",
-		    NS_SHARE_DIR, (unsigned)sh->uid, strerror(-r));
+		if (r == -ETIMEDOUT)
+			log(ud, false,
+			    "share_namespace: %s/%u/lock held for over %u ms by a stopped or stuck "
+			    "session: this session gets a namespace of its own",
+			    NS_SHARE_DIR, (unsigned)sh->uid, (unsigned)NS_SHARE_LOCK_MS);
+		else
+			log(ud, false,
+			    "share_namespace: cannot lock %s/%u/lock: %s: this session gets a "
+			    "namespace of its own",
+			    NS_SHARE_DIR, (unsigned)sh->uid, strerror(-r));
 		return 1;
 	}
 	return 0;
@@ -934,10 +1111,10 @@ static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, 
 static int share_join(struct ns_share *sh, const struct ns_share_state *st, struct ns_failure *fail,
 		      ns_apply_log_fn log, void *ud)
 {
-	struct stat root;
+	struct stat root, cwd_st;
 	const char *why;
 	char *cwd;
-	int pin, r;
+	int pin, held, r;
 
 	if (stat("/", &root) < 0 || root.st_dev != st->root_dev || root.st_ino != st->root_ino) {
 		log(ud, false,
@@ -969,9 +1146,12 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 		return fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
 	}
 	cwd = getcwd(NULL, 0);
+	held = cwd_hold(&cwd_st);
 	r = kn_ns_join(pin);
 	close(pin);
 	if (r < 0) {
+		if (held >= 0)
+			close(held);
 		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
 
 		if (k < 0)
@@ -980,10 +1160,61 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 		free(cwd);
 		return fail_with(fail, "joining the shared namespace", NULL, r);
 	}
-	rechdir(cwd);
+	cwd_restore(held, &cwd_st, cwd);
+	if (held >= 0)
+		close(held);
 	free(cwd);
 	log(ud, true, "share_namespace: joined %s.ns", sh->where);
 	return 0;
+}
+
+/*
+ * Under the user's lock: prune the user's gone session records (every key),
+ * hold to the cap on live ones, read KEY.state. Returns 0 with st read (its
+ * live sessions in it) or empty (st->ino 0: no state), 1 if the session is
+ * to go unshared (logged), < 0 if the sessions of an existing pin cannot be
+ * listed: not knowing who is there is no proof that nobody is.
+ */
+static int share_scan(const struct ns_share *sh, struct ns_share_state *st, ns_apply_log_fn log,
+		      void *ud)
+{
+	struct ns_share_state recs = {0};
+	size_t stale = 0;
+	int listed, r;
+
+	listed = ns_share_sessions(sh->dir_fd, sh->key, NS_SHARE_SCAN_PRUNE, &recs, &stale);
+	if (stale)
+		log(ud, false, "share_namespace: %s: dropped %zu session%s gone", sh->where, stale,
+		    stale == 1 ? "" : "s");
+	if (listed == 0 && recs.user_sessions >= NS_SHARE_MAX_SESSIONS) {
+		log(ud, false,
+		    "share_namespace: %s/%u: the user has %zu sessions recorded, the most there "
+		    "may be: this session gets a namespace of its own",
+		    NS_SHARE_DIR, (unsigned)sh->uid, recs.user_sessions);
+		free(recs.sessions);
+		return 1;
+	}
+	r = ns_share_state_read(sh->dir_fd, sh->key, st);
+	if (r == -ENOENT) {
+		r = 0;
+	} else if (r == 0 && listed < 0) {
+		r = listed;
+	} else if (r == 0) {
+		st->sessions = recs.sessions;
+		st->n_sessions = recs.n_sessions;
+		recs.sessions = NULL;
+	} else {
+		log(ud, false,
+		    "share_namespace: refusing %s.state: %s: this session gets a namespace of its "
+		    "own",
+		    sh->where,
+		    r == -EPERM	   ? "not root's or not private"
+		    : r == -EPROTO ? "of a format this build cannot join (left to its sessions)"
+				   : strerror(-r));
+		r = 1;
+	}
+	free(recs.sessions);
+	return r;
 }
 
 int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, uid_t uid,
@@ -1021,19 +1252,14 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 	if (share_enter(share, &lock, log, ud))
 		goto unshared;
 
-	r = ns_share_state_read(share->dir_fd, key, &st);
-	if (r == 0) {
-		size_t stale = 0;
-
-		r = ns_share_sessions(share->dir_fd, key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale);
-		if (stale)
-			log(ud, false, "share_namespace: %s: dropped %zu session%s gone",
-			    share->where, stale, stale == 1 ? "" : "s");
-		/* Not knowing who is there is no proof that nobody is: the pin stays. */
-		if (r < 0) {
-			r = fail_with(fail, "listing the sessions in", share->where, r);
-			goto out;
-		}
+	r = share_scan(share, &st, log, ud);
+	if (r == 1)
+		goto unshared;
+	if (r < 0) {
+		r = fail_with(fail, "listing the sessions in", share->where, r);
+		goto out;
+	}
+	if (st.ino != 0) {
 		if (st.n_sessions > 0) {
 			r = share_join(share, &st, fail, log, ud);
 			if (r < 0)
@@ -1045,17 +1271,25 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 			share = NULL;
 			goto out;
 		}
-		/* Every session died without closing: start afresh. */
+		/*
+		 * Every session died without closing: start afresh, from
+		 * process 1's namespace only, where the tmpdir instances are
+		 * found by the paths the state has. From elsewhere (su within
+		 * a session) they would be looked for in the wrong place and
+		 * left behind: the stale pin waits for an open from there.
+		 */
+		why = share_refused_here(-1);
+		if (why) {
+			log(ud, false,
+			    "share_namespace: %s: the stale pin %s.ns is left to a session opened "
+			    "from there; this one gets a namespace of its own",
+			    why, share->where);
+			goto unshared;
+		}
 		r = ns_share_drop(share->dir_fd, key, &st, false);
 		if (r < 0)
 			log(ud, false, "share_namespace: dropping the stale pin %s.ns: %s",
 			    share->where, strerror(-r));
-	} else if (r != -ENOENT) {
-		log(ud, false,
-		    "share_namespace: refusing %s.state: %s: this session gets a namespace of its "
-		    "own",
-		    share->where, r == -EPERM ? "not root's or not private" : strerror(-r));
-		goto unshared;
 	}
 
 	/* Build and pin: only from process 1's namespace, unchrooted. */
@@ -1132,12 +1366,26 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		    (unsigned)geteuid(), share->where);
 		return 0;
 	}
-	lock = ns_share_lock(share->dir_fd);
+	lock = ns_share_lock(share->dir_fd, NS_SHARE_LOCK_MS);
+	if (lock == -ETIMEDOUT) {
+		/*
+		 * A stopped session holds the lock. Removing this session's own
+		 * record needs none (an open sees it or not, whole); what it
+		 * leaves, were it the last, the next open finds without a live
+		 * session and drops.
+		 */
+		(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
+		log(ud, false,
+		    "share_namespace: %s/%u/lock held for over %u ms by a stopped or stuck "
+		    "session: %s.ns is left to the next open",
+		    NS_SHARE_DIR, (unsigned)share->uid, (unsigned)NS_SHARE_LOCK_MS, share->where);
+		return 0;
+	}
 	if (lock < 0)
 		return fail_with(fail, "locking", NS_SHARE_DIR, lock);
 	(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
 	/* Another session alive: nothing more to read or do. */
-	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, NULL);
+	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE, &st, NULL);
 	if (r < 0 || st.n_sessions > 0) {
 		if (r < 0)
 			r = fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
