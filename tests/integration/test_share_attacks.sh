@@ -255,8 +255,9 @@ attack_elsewhere() {
 	# Another namespace, where /srv/tmp-inst is another directory.
 	out=$(unshare -m --propagation private sh -c 'mount -t tmpfs none /srv/tmp-inst && chmod 000 /srv/tmp-inst && su - alice -c "echo works"' 2>&1)
 	assert_contains "$out" works "alice's session from another namespace"
-	assert_log_contains "is left to a session opened from there" "the stale pin left"
 	assert_eq 1 "$(pins "$alice")" "the stale pin, left"
+	assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "its tmpdir instance, left"
+	assert_log_contains "is left to a session opened from there" "the stale pin left"
 	out=$(sandbox_su alice 'echo works')
 	assert_contains "$out" works "alice's session from process 1's namespace"
 	assert_eq 0 "$(pins "$alice")" "pins once that one closed"
