@@ -4,6 +4,7 @@
  * and the open and close of a session that shares its namespace.
  */
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -961,10 +962,72 @@ static void drop_logged(const struct ns_share *sh, ns_apply_log_fn log, void *ud
 		    strerror(-k));
 }
 
+/*
+ * The kernel binds a mount namespace's file only into a namespace with a
+ * smaller id (mnt_ns_loop(): no namespace can then hold itself through
+ * another), and since 6.18 hands ids out in per-CPU batches: a namespace
+ * made on one CPU can have a smaller id than one made earlier on another.
+ * Process 1's namespace, made at boot, is older by id than all but
+ * where process 1 is a container's init (or a test's sandbox): then the
+ * bind fails with ELOOP for the sessions built on some CPUs (2 of 8 quick
+ * logins, seen). Ids on one CPU only grow, so a copy of the built namespace
+ * made on the CPU that made process 1's (which one is not told: each CPU
+ * is tried, those outside the caller's affinity too) is newer than it and
+ * can be pinned. The thread's CPU affinity is the application's and is put
+ * back at once.
+ * Returns 0 with *built the pinned copy (the caller then returns into it),
+ * or the last error; nothing is left pinned on failure.
+ */
+static int pin_copy_elsewhere(struct kn_ns_saved *built, const struct kn_ns_saved *orig, int dir_fd,
+			      const char *pin, enum kn_propagation prop, struct stat *ret_st)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t was, one;
+	int r = -ELOOP, k;
+
+	if (sched_getaffinity(0, sizeof(was), &was) < 0)
+		return r;
+	/* every CPU, not only those the caller runs on: su under taskset runs on one */
+	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE && r == -ELOOP; cpu++) {
+		struct kn_ns_saved copy = KN_NS_SAVED_INIT;
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		/* the thread runs on cpu when this returns */
+		if (sched_setaffinity(0, sizeof(one), &one) < 0)
+			continue;
+		k = kn_ns_return(built);
+		if (k == 0)
+			k = kn_ns_enter_new(prop);
+		if (k == 0)
+			k = kn_ns_save(&copy);
+		/* back where pins are made, wherever the steps above stopped */
+		r = kn_ns_restore(orig);
+		if (r < 0) {
+			kn_ns_saved_close(&copy);
+			break;
+		}
+		if (k < 0) {
+			r = k;
+			break;
+		}
+		r = kn_pin_ns(copy.ns_fd, dir_fd, pin, ret_st);
+		if (r == 0) {
+			kn_ns_saved_close(built);
+			*built = copy;
+		} else {
+			kn_ns_saved_close(&copy);
+		}
+	}
+	(void)sched_setaffinity(0, sizeof(was), &was);
+	return r;
+}
+
 struct pin_ctx {
 	const struct ns_share *sh;
 	const char *user;
 	const struct kn_ns_saved *orig;
+	enum kn_propagation prop; /* as the built namespace's "/" was made */
 	ns_apply_log_fn log;
 	void *ud;
 	bool pinned; /* else the session goes on unshared */
@@ -1020,6 +1083,8 @@ static int pin_built(void *arg, const struct ns_session *sess, struct ns_failure
 		(void)kn_unpin_ns(sh->dir_fd, pin);
 		r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
 	}
+	if (r == -ELOOP)
+		r = pin_copy_elsewhere(&built, pc->orig, sh->dir_fd, pin, pc->prop, &pst);
 	if (r < 0) {
 		pc->log(pc->ud, false,
 			"share_namespace: cannot pin the namespace on %s.ns (%s): not shared",
@@ -1313,8 +1378,13 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		 * own, and pins before it commits: a failed pin rolls it back.
 		 */
 		struct ns_apply_opts o = *opts;
-		struct pin_ctx pc = {
-			.sh = share, .user = opts->user, .orig = &orig, .log = log, .ud = ud};
+		struct pin_ctx pc = {.sh = share,
+				     .user = opts->user,
+				     .orig = &orig,
+				     .prop = opts->mount_private ? KN_PROPAGATION_PRIVATE
+								 : KN_PROPAGATION_SLAVE,
+				     .log = log,
+				     .ud = ud};
 
 		o.saved = &orig;
 		o.commit = pin_built;

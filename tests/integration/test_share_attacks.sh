@@ -18,13 +18,21 @@
 #    left to one opened from process 1's, which removes its tmpdir instance.
 # And an upgrade with alice logged in: a module of a later, compatible share
 # format joins the pin of this one; one of an incompatible format builds its
-# own; no login refused, no pin left; and the cap on recorded sessions.
+# own; no login refused, no pin left; the cap on recorded sessions; and
+# quick logins on every CPU each pin (the ELOOP of per-CPU namespace ids).
 # shellcheck disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
 # One CPU, as test_share.sh says why (namespace ids and pin binds).
 if [[ -z "${SB_INSIDE:-}" && -z "${NS_SHARE_PINNED_CPU:-}" ]] && command -v taskset >/dev/null; then
 	export NS_SHARE_PINNED_CPU=1
 	exec taskset -c 0 bash "$0" "$@"
+fi
+# Before the sandbox's namespaces are made (on CPU 0): 4096 namespace ids
+# used up on CPU 0, so that it takes the newest batch of ids and the
+# sandbox's namespace is newer by id than what the other CPUs hand out now
+# (attack_cpus; perl's syscall, unshare(CLONE_NEWUTS) = 272 on x86-64).
+if [[ -z "${SB_INSIDE:-}" && $(uname -m) == x86_64 ]] && command -v perl >/dev/null; then
+	perl -e 'for (1 .. 4097) { syscall(272, 0x04000000) == 0 or last }'
 fi
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
@@ -302,6 +310,39 @@ attack_upgrade() {
 	assert_eq 0 "$(pins "$alice")" "no pin left"
 }
 
+attack_cpus() {
+	sb_note "quick logins on every CPU: each pins, whatever CPU made the sandbox's namespace"
+	# The sandbox's namespace, process 1's here, was made on CPU 0. The
+	# kernel binds a namespace's file only into an older one by id, and ids
+	# come in per-CPU batches: a session built on another CPU may be older
+	# by id (2 of 8 quick logins failed to pin, ELOOP). The module pins a
+	# copy made on each CPU in turn until one is newer.
+	local n=24 i out ncpu
+	# not nproc, which counts only the CPUs this test is pinned to
+	ncpu=$(getconf _NPROCESSORS_ONLN)
+	for ((i = 0; i < n; i++)); do
+		sandbox_log_clear
+		out=$(taskset -c $((i % ncpu)) su - alice -c 'touch /tmp/mine && echo works' 2>&1)
+		assert_contains "$out" works "login $i on any CPU"
+		assert_no_file /tmp/mine "login $i's file in the real /tmp"
+		assert_log_contains "share_namespace: pinned" "login $i on any CPU"
+		[[ "$(sandbox_log)" != *"cannot pin"* ]] || fail "login $i could not pin: $(sandbox_log)"
+	done
+	assert_eq 0 "$(pins "$alice")" "no pin left"
+	# a session built on the last CPU is joined from CPU 0
+	rm -f "$sig"/p1.*
+	taskset -c $((ncpu - 1)) "$NS_DRIVER" ns-driver alice -- /bin/sh -c \
+		"readlink /proc/self/ns/mnt >$SB_OUT/p1.ns; : >$sig/p1.up; while [ ! -e $sig/p1.go ]; do sleep 0.05; done" \
+		>"$SB_OUT/p1.out" 2>&1 &
+	# shellcheck disable=SC2034 # release reads it by name
+	pid_p1=$!
+	sandbox_wait_for "$sig/p1.up"
+	out=$(taskset -c 0 su - alice -c 'readlink /proc/self/ns/mnt')
+	release p1
+	assert_eq "$(cat "$SB_OUT/p1.ns")" "$out" "a session on CPU 0 joins the one built on CPU $((ncpu - 1))"
+	assert_eq 0 "$(pins "$alice")" "no pin left"
+}
+
 attack_cap() {
 	sb_note "the cap on a user's recorded sessions (4 in the later build)"
 	for i in 1 2 3 4; do
@@ -319,7 +360,7 @@ attack_cap() {
 }
 
 fresh_pin_dir
-for a in ${NS_SHARE_ATTACKS:-records umask stop cwd elsewhere upgrade cap}; do
+for a in ${NS_SHARE_ATTACKS:-records umask stop cwd elsewhere upgrade cap cpus}; do
 	"attack_$a"
 done
 sb_note "all share_namespace attacks held"
