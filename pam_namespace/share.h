@@ -6,7 +6,11 @@
  * same instance key. The first session builds it as any session does and
  * pins it in NS_SHARE_DIR; later ones verify the pin and join it with
  * setns(); the last close unpins it. Everything happens under a per-user
- * lock, so that opens and closes of one user never interleave.
+ * lock, so that opens and closes of one user never interleave; a session
+ * waits for it at most NS_SHARE_LOCK_MS, then builds a namespace of its own.
+ * The code: share-store.c (key, state, pins), share-records.c (processes,
+ * directories, locks, records), share-pin.c (pinning), share.c (open,
+ * join, close); share-internal.h between them.
  *
  * NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of
  * its own) holds a directory per user, UID (root's, 0700), with:

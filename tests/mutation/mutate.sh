@@ -70,8 +70,8 @@ mutations=(
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
-	'pindir@integration/share@pam_namespace/share.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
-	'pinident@integration/share@pam_namespace/share.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
+	'pindir@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
+	'pinident@integration/share@pam_namespace/share-store.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
 	'pinhere@integration/share@pam_namespace/share.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
 	'shareowner@integration/shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
