@@ -210,6 +210,10 @@ attack_stop() {
 	exit 0
 	EOF
 	chmod 0755 /etc/security/namespace.init
+	# A session of alice's under another key, to be closed while the lock is held.
+	sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
+	hold h1 ns-driver alice 'true'
+	sandbox_conf '/tmp tmpfs tmpfs root'
 	: >"$sig/init.hold"
 	as_alice su - alice -c "echo su-done" >"$SB_OUT/stopped.out" 2>&1 &
 	client_pid=$!
@@ -230,11 +234,23 @@ attack_stop() {
 	assert_contains "$out" works "alice's login while the lock is held"
 	[[ $elapsed -lt 10000 ]] || fail "alice's login waited $elapsed ms for a stopped holder"
 	assert_log_contains "lock held for over 3000 ms by a stopped or stuck session" "the wait given up"
+	# A close cannot wait for ever either: it removes its own record and leaves the pin.
+	sandbox_log_clear
+	t0=$(now_ms)
+	release h1
+	elapsed=$(($(now_ms) - t0))
+	sb_note "a close of alice's while her stopped su holds the lock: $elapsed ms"
+	[[ $elapsed -lt 10000 ]] || fail "the close waited $elapsed ms for a stopped holder"
+	assert_log_contains "is left to the next open" "the close's wait given up"
 	as_alice kill -CONT "$su_pid"
 	wait "$client_pid" || fail "alice's su after SIGCONT: $(cat "$SB_OUT/stopped.out")"
 	assert_contains "$(cat "$SB_OUT/stopped.out")" su-done "alice's su once continued"
 	rm -f /etc/security/namespace.init "$sig"/init.*
-	assert_eq 0 "$(pins "$alice")" "no pin once alice's sessions closed"
+	# h1's pin, its last session closed without the lock: --drop, no --force
+	assert_eq 1 "$(pins "$alice")" "the pin the close could not drop"
+	out=$("$NS_CHECK" --drop alice)
+	assert_eq 0 "$(pins "$alice")" "no pin after --drop: $out"
+	assert_eq 0 "$(records "$alice")" "no record after --drop"
 }
 
 attack_cwd() {
