@@ -60,6 +60,36 @@ as_alice() {
 	setpriv --reuid=alice --regid=alice --init-groups -- "$@"
 }
 
+# The sanitizer run's preload for su (sandbox.sh's sandbox_su says why).
+# shellcheck disable=SC2206 # NS_SU_ENV is a list of words
+su_env=(${NS_SU_ENV:-})
+
+# root_su ARGS...: su run by root.
+root_su() {
+	env "${su_env[@]}" su "$@"
+}
+
+# alice_su ARGS...: su run by alice, as she would. In the sanitizer run
+# (NS_ASAN_RT) su run by her is set-user-ID and ignores the preload the
+# ASan-built module needs: there root runs it with her group, and root
+# sends the signals she would (the module sees the same sessions).
+alice_su() {
+	if [[ -n "${NS_ASAN_RT:-}" ]]; then
+		setpriv --regid=alice --clear-groups -- env "${su_env[@]}" su "$@"
+	else
+		as_alice su "$@"
+	fi
+}
+
+# alice_kill ARGS...: kill(1) as alice (as root in the sanitizer run).
+alice_kill() {
+	if [[ -n "${NS_ASAN_RT:-}" ]]; then
+		kill "$@"
+	else
+		as_alice kill "$@"
+	fi
+}
+
 # hold NAME SERVICE USER CMD: a driver session running CMD, open until $sig/NAME.go.
 hold() {
 	local body="$4; : >$sig/$1.up; while [ ! -e $sig/$1.go ]; do sleep 0.05; done"
@@ -106,7 +136,7 @@ fresh_pin_dir() {
 # (sleeping) until killed; its pid (that of su, which recorded the session)
 # in $sig/NAME.su.
 su_alice_bg() {
-	as_alice su - alice -c "echo \$PPID >$sig/$1.su.tmp && mv $sig/$1.su.tmp $sig/$1.su; exec sleep 120" \
+	alice_su - alice -c "echo \$PPID >$sig/$1.su.tmp && mv $sig/$1.su.tmp $sig/$1.su; exec sleep 120" \
 		>"$SB_OUT/$1.out" 2>&1 &
 	printf -v "bg_$1" '%s' "$!"
 	sandbox_wait_for "$sig/$1.su"
@@ -117,8 +147,8 @@ kill_su() {
 	local su child var="bg_$1"
 	su=$(cat "$sig/$1.su")
 	child=$(ps -o pid= --ppid "$su" | tr -d ' ' || true)
-	as_alice kill -KILL "$su" || fail "alice cannot kill her own su $su"
-	[[ -z "$child" ]] || as_alice kill -KILL "$child" 2>/dev/null || true
+	alice_kill -KILL "$su" || fail "alice cannot kill her own su $su"
+	[[ -z "$child" ]] || alice_kill -KILL "$child" 2>/dev/null || true
 	wait "${!var}" 2>/dev/null || true
 }
 
@@ -160,7 +190,7 @@ attack_records() {
 attack_umask() {
 	sb_note "2. alice's umask 0277 and group in the first shared session after boot"
 	fresh_pin_dir
-	out=$(as_alice sh -c 'umask 0277; su - alice -c "echo works"' 2>&1)
+	out=$(umask 0277 && alice_su - alice -c "echo works" 2>&1)
 	assert_contains "$out" works "alice's su under umask 0277"
 	assert_eq "700 root root" "$(stat -c '%a %U %G' "$PIN")" "$PIN after it"
 	assert_eq "700 root root" "$(stat -c '%a %U %G' "$PIN/$alice")" "$PIN/$alice after it"
@@ -215,11 +245,11 @@ attack_stop() {
 	hold h1 ns-driver alice 'true'
 	sandbox_conf '/tmp tmpfs tmpfs root'
 	: >"$sig/init.hold"
-	as_alice su - alice -c "echo su-done" >"$SB_OUT/stopped.out" 2>&1 &
+	alice_su - alice -c "echo su-done" >"$SB_OUT/stopped.out" 2>&1 &
 	client_pid=$!
 	sandbox_wait_for "$sig/init.up" 20
 	su_pid=$(cat "$sig/init.up")
-	as_alice kill -STOP "$su_pid" || fail "alice cannot stop her own su"
+	alice_kill -STOP "$su_pid" || fail "alice cannot stop her own su"
 	: >"$sig/init.go"
 	rm -f "$sig/init.hold"
 	sleep 0.3
@@ -227,7 +257,7 @@ attack_stop() {
 	sandbox_log_clear
 	rc=0
 	t0=$(now_ms)
-	out=$(timeout -k 5 30 su - alice -c 'echo works' 2>&1) || rc=$?
+	out=$(timeout -k 5 30 env "${su_env[@]}" su - alice -c 'echo works' 2>&1) || rc=$?
 	elapsed=$(($(now_ms) - t0))
 	sb_note "alice's login while her stopped su holds the lock: status $rc after $elapsed ms"
 	assert_eq 0 "$rc" "alice's login while the lock is held: $out"
@@ -242,7 +272,7 @@ attack_stop() {
 	sb_note "a close of alice's while her stopped su holds the lock: $elapsed ms"
 	[[ $elapsed -lt 10000 ]] || fail "the close waited $elapsed ms for a stopped holder"
 	assert_log_contains "is left to the next open" "the close's wait given up"
-	as_alice kill -CONT "$su_pid"
+	alice_kill -CONT "$su_pid"
 	wait "$client_pid" || fail "alice's su after SIGCONT: $(cat "$SB_OUT/stopped.out")"
 	assert_contains "$(cat "$SB_OUT/stopped.out")" su-done "alice's su once continued"
 	rm -f /etc/security/namespace.init "$sig"/init.*
@@ -258,11 +288,11 @@ attack_cwd() {
 	install -d -m 0755 /tmp/work /srv/real
 	hold c1 ns-driver alice 'rmdir /tmp/work 2>/dev/null; ln -sfn /etc/security /tmp/work'
 	[[ -L /tmp/work ]] && fail "alice's link is in the real /tmp"
-	out=$(cd /tmp/work && su alice -c 'readlink /proc/self/cwd; readlink /proc/self/ns/mnt')
+	out=$(cd /tmp/work && root_su alice -c 'readlink /proc/self/cwd; readlink /proc/self/ns/mnt')
 	assert_eq "$(sandbox_mnt_ns "$(pgrep -n -f "c1.go")")" "$(sed -n 2p <<<"$out")" "root's su joined alice's namespace"
 	assert_eq / "$(head -1 <<<"$out")" "the working directory after the join"
 	# A directory that is the same one in her namespace is kept.
-	out=$(cd /srv/real && su alice -c 'readlink /proc/self/cwd')
+	out=$(cd /srv/real && root_su alice -c 'readlink /proc/self/cwd')
 	assert_eq /srv/real "$out" "a working directory that is the same in alice's namespace"
 	release c1
 	rmdir /tmp/work /srv/real
@@ -277,7 +307,7 @@ attack_elsewhere() {
 	assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the killed session's tmpdir instance"
 	sandbox_log_clear
 	# Another namespace, where /srv/tmp-inst is another directory.
-	out=$(unshare -m --propagation private sh -c 'mount -t tmpfs none /srv/tmp-inst && chmod 000 /srv/tmp-inst && su - alice -c "echo works"' 2>&1)
+	out=$(unshare -m --propagation private sh -c 'mount -t tmpfs none /srv/tmp-inst && chmod 000 /srv/tmp-inst && exec env "$@" su - alice -c "echo works"' sh "${su_env[@]}" 2>&1)
 	assert_contains "$out" works "alice's session from another namespace"
 	assert_eq 1 "$(pins "$alice")" "the stale pin, left"
 	assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "its tmpdir instance, left"
@@ -338,7 +368,7 @@ attack_cpus() {
 	ncpu=$(getconf _NPROCESSORS_ONLN)
 	for ((i = 0; i < n; i++)); do
 		sandbox_log_clear
-		out=$(taskset -c $((i % ncpu)) su - alice -c 'touch /tmp/mine && echo works' 2>&1)
+		out=$(taskset -c $((i % ncpu)) env "${su_env[@]}" su - alice -c 'touch /tmp/mine && echo works' 2>&1)
 		assert_contains "$out" works "login $i on any CPU"
 		assert_no_file /tmp/mine "login $i's file in the real /tmp"
 		assert_log_contains "share_namespace: pinned" "login $i on any CPU"
@@ -353,7 +383,7 @@ attack_cpus() {
 	# shellcheck disable=SC2034 # release reads it by name
 	pid_p1=$!
 	sandbox_wait_for "$sig/p1.up"
-	out=$(taskset -c 0 su - alice -c 'readlink /proc/self/ns/mnt')
+	out=$(taskset -c 0 env "${su_env[@]}" su - alice -c 'readlink /proc/self/ns/mnt')
 	release p1
 	assert_eq "$(cat "$SB_OUT/p1.ns")" "$out" "a session on CPU 0 joins the one built on CPU $((ncpu - 1))"
 	assert_eq 0 "$(pins "$alice")" "no pin left"
