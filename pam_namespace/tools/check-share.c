@@ -48,6 +48,8 @@ static const char *pin_problem(int r)
 		return "state not root's or not private";
 	case -EBADMSG:
 		return "state malformed";
+	case -EPROTO:
+		return "state of a format this build does not know (another release's)";
 	default:
 		return strerror(-r);
 	}
@@ -524,7 +526,12 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 	r = ns_share_state_read(p->udir, p->key, &st);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0) /* unreadable: the pin cannot be joined anyway; remove what is there */
+	/*
+	 * Unreadable: the pin cannot be joined anyway; remove what is there.
+	 * Another release's state (-EPROTO): its sessions are counted as ours
+	 * are, since records are named alike in every format.
+	 */
+	if (r < 0 && r != -EPROTO)
 		st = (struct ns_share_state){0};
 	else
 		r = ns_share_sessions(p->udir, p->key,

@@ -352,6 +352,11 @@ attack_upgrade() {
 	assert_contains "$out" works "this build's session beside a later format's pin"
 	assert_ne "$(cat "$SB_OUT/next2.ns")" "$(head -1 <<<"$out")" "this build does not join a format it does not know"
 	assert_log_contains "of a format this build cannot join" "the refusal"
+	# this build's --drop keeps a later format's pin while its session is open
+	rc=0
+	out=$("$NS_CHECK" --drop alice) || rc=$?
+	assert_contains "$out" "kept $PIN/$alice/" "--drop beside a later format's live pin"
+	assert_eq 1 "$(pins "$alice")" "the later format's pin after --drop"
 	release next2
 	assert_eq 0 "$(pins "$alice")" "no pin left"
 }
