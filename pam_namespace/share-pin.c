@@ -25,6 +25,12 @@ static void drop_logged(const struct ns_share *sh, ns_apply_log_fn log, void *ud
 		    strerror(-k));
 }
 
+/* What a bind of a namespace older by id than the caller's fails with (below). */
+static bool pin_loops(int r)
+{
+	return r == -ELOOP || r == -EINVAL;
+}
+
 /*
  * The kernel binds a mount namespace's file only into a namespace with a
  * smaller id (mnt_ns_loop(): no namespace can then hold itself through
@@ -37,7 +43,9 @@ static void drop_logged(const struct ns_share *sh, ns_apply_log_fn log, void *ud
  * made on the CPU that made process 1's (which one is not told: each CPU
  * is tried, those outside the caller's affinity too) is newer than it and
  * can be pinned. The thread's CPU affinity is the application's and is put
- * back at once.
+ * back at once. mount(2), where open_tree() is missing (or unknown to
+ * valgrind), says EINVAL where move_mount() says ELOOP; EINVAL can also be
+ * a pin directory that propagates, for which each copy fails the same way.
  * Returns 0 with *built the pinned copy (the caller then returns into it),
  * or the last error; nothing is left pinned on failure.
  */
@@ -51,7 +59,7 @@ static int pin_copy_elsewhere(struct kn_ns_saved *built, const struct kn_ns_save
 	if (sched_getaffinity(0, sizeof(was), &was) < 0)
 		return r;
 	/* every CPU, not only those the caller runs on: su under taskset runs on one */
-	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE && r == -ELOOP; cpu++) {
+	for (int cpu = 0; cpu < ncpu && cpu < CPU_SETSIZE && pin_loops(r); cpu++) {
 		struct kn_ns_saved copy = KN_NS_SAVED_INIT;
 
 		CPU_ZERO(&one);
@@ -136,7 +144,7 @@ int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure 
 		(void)kn_unpin_ns(sh->dir_fd, pin);
 		r = kn_pin_ns(built.ns_fd, sh->dir_fd, pin, &pst);
 	}
-	if (r == -ELOOP)
+	if (pin_loops(r))
 		r = pin_copy_elsewhere(&built, pc->orig, sh->dir_fd, pin, pc->prop, &pst);
 	if (r < 0) {
 		pc->log(pc->ud, false,
