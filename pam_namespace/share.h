@@ -110,8 +110,11 @@ char *ns_share_tmpdir_parent(const char *path, const char *name);
 int ns_share_dir_open_existing(void);
 /* NS_SHARE_DIR/UID under it, checked the same way; made when create. */
 int ns_share_user_dir(int dir_fd, uid_t uid, bool create);
-/* The same; one made is root's and 0700, a wrong root-owned one not writable by others is put
- * right. */
+/*
+ * The same, for a session: one it makes is root:root 0700 whatever its
+ * umask and group; a wrong root-owned one that no one else can write is
+ * put right (*ret_repaired).
+ */
 int ns_share_user_dir_repair(int dir_fd, uid_t uid, bool create, bool *ret_repaired);
 /*
  * Take the user's lock, waiting at most timeout_ms: a descriptor to close,
