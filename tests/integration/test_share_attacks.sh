@@ -291,11 +291,22 @@ attack_stop() {
 attack_cwd() {
 	sb_note "5. root's su into alice's namespace does not follow her link named like root's working directory"
 	install -d -m 0755 /tmp/work /srv/real
-	hold c1 ns-driver alice 'rmdir /tmp/work 2>/dev/null; ln -sfn /etc/security /tmp/work'
+	hold c1 ns-driver alice 'true'
+	# as_alice_in_c1 CMD: CMD as alice in the held session's namespace
+	as_alice_in_c1() {
+		nsenter -t "$(pgrep -n -f "c1.go")" -m -- \
+			setpriv --reuid=alice --regid=alice --init-groups -- sh -c "$1"
+	}
+	as_alice_in_c1 'ln -s /etc/security /tmp/work && stat -c %U /tmp/work' >"$SB_OUT/c1.link"
+	assert_eq alice "$(cat "$SB_OUT/c1.link")" "alice's link /tmp/work in her namespace"
 	[[ -L /tmp/work ]] && fail "alice's link is in the real /tmp"
 	out=$(cd /tmp/work && root_su alice -c 'readlink /proc/self/cwd; readlink /proc/self/ns/mnt')
 	assert_eq "$(sandbox_mnt_ns "$(pgrep -n -f "c1.go")")" "$(sed -n 2p <<<"$out")" "root's su joined alice's namespace"
 	assert_eq / "$(head -1 <<<"$out")" "the working directory after the join"
+	# Her own directory of that name is not root's either.
+	as_alice_in_c1 'rm /tmp/work && mkdir /tmp/work'
+	out=$(cd /tmp/work && root_su alice -c 'readlink /proc/self/cwd; stat -c %U .')
+	assert_eq "/ root" "$(tr '\n' ' ' <<<"$out" | sed 's/ $//')" "the working directory, alice's directory of that name"
 	# A directory that is the same one in her namespace is kept.
 	out=$(cd /srv/real && root_su alice -c 'readlink /proc/self/cwd')
 	assert_eq /srv/real "$out" "a working directory that is the same in alice's namespace"

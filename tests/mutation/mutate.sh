@@ -71,6 +71,10 @@ mutations=(
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
 	'pindir@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
+	'pinfix@integration/share@pam_namespace/share-records.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
+	'pinowner@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
+	'pinprune@integration/share_attacks@pam_namespace/share-records.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
+	'pincwd@integration/share_attacks@pam_namespace/share.c@s/now\.st_dev == was->st_dev \&\&/true \&\&/; s/now\.st_ino == was->st_ino \&\&/true \&\&/@a joining session taken back to its working directory by name'
 	'pinident@integration/share@pam_namespace/share-store.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
 	'pinhere@integration/share@pam_namespace/share.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
