@@ -94,7 +94,8 @@ fi
 # sandbox_refused reports from sandbox.sh).
 declare -A targets=(
 	[security]="pam_namespace:shared_module pam_driver attacker resolver_race"
-	[integration]="pam_namespace:shared_module pam_driver ns_probe deny_nsfs nss_broken pam_namespace_check"
+	[integration]="pam_namespace:shared_module pam_namespace_share_next:shared_module
+		pam_namespace_share_gen2:shared_module pam_driver ns_probe deny_nsfs nss_broken pam_namespace_check"
 	[bench]="pam_namespace:shared_module ns_bench"
 )
 declare -A evidence=(
