@@ -34,6 +34,12 @@ fi
 if [[ -z "${SB_INSIDE:-}" && $(uname -m) == x86_64 ]] && command -v perl >/dev/null; then
 	perl -e 'for (1 .. 4097) { syscall(272, 0x04000000) == 0 or last }'
 fi
+# The later builds of the module, held open across sandbox_enter's exec:
+# the sandbox covers /tmp (where a scratch build may lie) and copies only
+# NS_MODULE in.
+if [[ -z "${SB_INSIDE:-}" && -r "${NS_MODULE_SHARE_NEXT:-}" && -r "${NS_MODULE_SHARE_GEN2:-}" ]]; then
+	exec 7<"$NS_MODULE_SHARE_NEXT" 8<"$NS_MODULE_SHARE_GEN2"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
@@ -337,12 +343,13 @@ attack_elsewhere() {
 
 attack_upgrade() {
 	sb_note "upgrade: a later compatible format joins this one's pin; an incompatible one builds its own"
-	[[ -r "${NS_MODULE_SHARE_NEXT:-}" && -r "${NS_MODULE_SHARE_GEN2:-}" ]] ||
+	[[ -r /dev/fd/7 && -r /dev/fd/8 ]] ||
 		fail "no later builds of the module (set NS_MODULE_SHARE_NEXT, NS_MODULE_SHARE_GEN2)"
+	install -m 0644 /dev/fd/7 "$SB_DIR/bin/pam_namespace_share_next.so"
+	install -m 0644 /dev/fd/8 "$SB_DIR/bin/pam_namespace_share_gen2.so"
 	for s in next gen2; do
-		var=NS_MODULE_SHARE_${s^^}
 		printf 'account  required pam_permit.so\nsession  required %s share_namespace debug\n' \
-			"${!var}" >"$SB_DIR/etc/pam.d/ns-$s"
+			"$SB_DIR/bin/pam_namespace_share_$s.so" >"$SB_DIR/etc/pam.d/ns-$s"
 		chmod 0644 "$SB_DIR/etc/pam.d/ns-$s"
 	done
 	hold old ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/old.ns'
