@@ -236,6 +236,14 @@ attack_umask() {
 	assert_contains "$out" works "alice's session beside a 0777 directory"
 	assert_ne "$(cat "$SB_OUT/u3.ns")" "$(head -1 <<<"$out")" "no sharing through a 0777 directory"
 	assert_log_contains "Operation not permitted" "the refusal"
+	# pam_namespace_check reads only trusted directories, and repairs none
+	chmod 0700 "$PIN/$alice"
+	hold u4 ns-driver alice 'true'
+	chmod 0777 "$PIN/$alice"
+	out=$("$NS_CHECK" --shared)
+	chmod 0700 "$PIN/$alice"
+	release u4
+	assert_eq "no pinned namespace" "$out" "--shared with alice's directory 0777"
 	fresh_pin_dir
 }
 

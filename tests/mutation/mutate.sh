@@ -70,7 +70,7 @@ mutations=(
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
-	'pindir@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
+	'pindir@integration/share_attacks@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
 	'pinfix@integration/share@pam_namespace/share-records.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
 	'pinowner@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
 	'pinprune@integration/share_attacks@pam_namespace/share-records.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
