@@ -53,6 +53,14 @@ bool ns_instance_parent_ok(const struct stat *st, bool relaxed);
  */
 int ns_init_script_ok(const struct stat *st);
 
+/*
+ * share=: whether the entry's instance is shared by several users (context
+ * or level with shared). A share= directory that is not what it must be
+ * then refuses the session; in an instance of one user's own it is only
+ * not shared. Shared with pam_namespace_check.
+ */
+bool ns_share_instance_is_shared(const struct ns_plan_entry *e);
+
 /* Where and why apply failed: the one place the module logs it. */
 struct ns_failure {
 	const struct ns_plan_entry *entry; /* NULL: not about one line */

@@ -290,7 +290,30 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 	return r;
 }
 
-/* share=: the real directory must be what apply's mount_shares accepts. */
+/*
+ * share=: what apply_mount_shares does with the real directory. One it does
+ * not accept is left unshared and the session opens (a warning); only on a
+ * line whose instance several users share is the session refused (an
+ * error).
+ */
+static char *wrong_share(struct checker *c, struct view *v, const struct ns_plan_entry *e,
+			 const char *path, char *why)
+{
+	bool refused = ns_share_instance_is_shared(e);
+	char *r;
+
+	if (refused)
+		v->would_fail = true;
+	ns_diag_report(&c->diag, refused ? NS_ERROR : NS_WARNING, e->rule->file, e->rule->line, 0,
+		       "share %s %s: %s", path, why,
+		       refused ? "the session would fail"
+			       : "it would not be shared, and the session opens without it");
+	r = ck_fmt("%s: WRONG, %s, %s", path, why,
+		   refused ? "the session would fail" : "not shared");
+	free(why);
+	return r;
+}
+
 static char *examine_share(struct checker *c, struct view *v, const struct ns_plan_entry *e,
 			   const char *path, const struct stat *poly)
 {
@@ -301,14 +324,11 @@ static char *examine_share(struct checker *c, struct view *v, const struct ns_pl
 	fd = pfd < 0 ? pfd : kn_open_child_dir(pfd, strrchr(path, '/') + 1);
 	if (pfd >= 0)
 		close(pfd);
-	if (fd == -ELOOP || fd == -ENOTDIR) {
-		v->would_fail = true;
-		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
-			       "share %s is %s: the session would fail", path,
-			       fd == -ELOOP ? "a symbolic link" : "not a directory");
-		return ck_fmt("%s: WRONG, %s", path,
-			      fd == -ELOOP ? "a symbolic link" : "not a directory");
-	}
+	if (fd == -ELOOP || fd == -ENOTDIR || (pfd >= 0 && fd == -ENOENT))
+		return wrong_share(c, v, e, path,
+				   ck_fmt("is %s", fd == -ELOOP	    ? "a symbolic link"
+						   : fd == -ENOTDIR ? "not a directory"
+								    : "missing"));
 	if (fd >= 0 && fstat(fd, &st) < 0) {
 		int k = -errno;
 
@@ -324,13 +344,10 @@ static char *examine_share(struct checker *c, struct view *v, const struct ns_pl
 	close(fd);
 	own = ck_ownership(st.st_uid, st.st_gid, st.st_mode);
 	if (!ns_share_owner_ok(st.st_mode, st.st_uid, poly->st_uid)) {
-		v->would_fail = true;
-		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
-			       "share %s has %s; it must be owned by root or the polydir's owner "
-			       "and, if group or others may write it, sticky: the session would "
-			       "fail",
-			       path, own);
-		r = ck_fmt("%s: WRONG, %s", path, own);
+		r = wrong_share(c, v, e, path,
+				ck_fmt("has %s; it must be owned by root or the polydir's owner "
+				       "and, if group or others may write it, sticky",
+				       own));
 	} else {
 		r = ck_fmt("%s: %s", path, own);
 	}

@@ -5,7 +5,10 @@
  * with mode 000 and, where SELinux is enabled, labelled as the policy says.
  * /tmp is often a fresh tmpfs at boot, so without this the first login of
  * the day would find no /tmp/tmp-inst. Lines whose instance parent depends
- * on the user ($HOME, $USER) are left to the module.
+ * on the user ($HOME, $USER) are left to the module. It also looks at the
+ * share= directories of extended lines, which it never makes or changes
+ * (systemd's tmpfiles.d/x11.conf makes /tmp/.X11-unix and /tmp/.ICE-unix
+ * before it runs): one that sessions will not share is a warning.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +22,7 @@
 #include "config.h"
 #include "kernel.h"
 #include "ns-build.h"
+#include "plan.h"
 #include "session-setup.h"
 
 #if HAVE_SELINUX
@@ -179,13 +183,78 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 	return 0;
 }
 
+/*
+ * share=: say at boot what the module would say at each login, where the
+ * journal of the boot shows it. A directory that is not what the module
+ * shares is left out of every session (a warning); only where the
+ * instance is shared by several users does it refuse the sessions (an
+ * error, so that the unit fails). Nothing is made or changed here: the
+ * directory is the X server's, and a user's directory there is for the
+ * administrator to look at (systemd-tmpfiles takes it back at the next
+ * boot).
+ */
+static int check_shares(const struct ns_rule *r)
+{
+	bool refuses =
+		r->shared && (r->method == NS_METHOD_CONTEXT || r->method == NS_METHOD_LEVEL);
+	const char *sev = refuses ? "error" : "warning";
+	const char *then = refuses ? "sessions through this line are refused"
+				   : "sessions through this line will not share it";
+	int failed = 0;
+
+	if (!r->n_shares || depends_on_user(r->polydir))
+		return 0;
+	for (size_t i = 0; i < r->n_shares; i++) {
+		const char *path = r->shares[i];
+		struct stat poly, st;
+		int pfd = kn_open_dir(r->polydir, NULL), fd;
+
+		if (pfd >= 0 && fstat(pfd, &poly) < 0)
+			fd = -errno;
+		else
+			fd = pfd < 0 ? pfd : kn_open_child_dir(pfd, strrchr(path, '/') + 1);
+		if (pfd >= 0)
+			close(pfd);
+		if (fd >= 0 && fstat(fd, &st) < 0) {
+			int k = -errno;
+
+			close(fd);
+			fd = k;
+		}
+		if (fd < 0) {
+			fprintf(stderr, "%s:%u: %s: share %s: %s; %s\n", r->file, r->line, sev,
+				path,
+				fd == -ELOOP ? "a symbolic link, not a directory" : strerror(-fd),
+				then);
+		} else {
+			close(fd);
+			if (ns_share_owner_ok(st.st_mode, st.st_uid, poly.st_uid)) {
+				if (verbose)
+					printf("%s: shared, owner uid %u, mode %04o\n", path,
+					       (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+				continue;
+			}
+			fprintf(stderr,
+				"%s:%u: %s: share %s has owner uid %u and mode %04o; it must be "
+				"owned by root%s and, if group or others may write it, sticky; "
+				"%s\n",
+				r->file, r->line, sev, path, (unsigned)st.st_uid,
+				(unsigned)(st.st_mode & 07777),
+				poly.st_uid ? " or the polydir's owner" : "", then);
+		}
+		if (refuses)
+			failed = 1;
+	}
+	return failed ? -EPERM : 0;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pam_namespace_helper [--config FILE] [--confdir DIR] [--config-dir DIR]\n"
 		"                            [--verbose] [--dry-run]\n"
 		"Creates the missing instance parents of every configured line,\n"
-		"owned by root with mode 000.\n");
+		"owned by root with mode 000, and checks their share= directories.\n");
 }
 
 int main(int argc, char **argv)
@@ -273,6 +342,8 @@ int main(int argc, char **argv)
 		char *parent, **d;
 		bool seen = false;
 
+		if (check_shares(rule) < 0)
+			failed = 1;
 		if (rule->method == NS_METHOD_TMPFS)
 			continue;
 		parent = instance_parent(rule);

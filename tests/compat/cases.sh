@@ -16,6 +16,12 @@
 set -euo pipefail
 [[ -z "${COMPAT_TRACE:-}" ]] || set -x
 here=$(cd "$(dirname "$0")" && pwd)
+# The system's own namespace.init (Debian's, of libpam-modules), read before
+# the sandbox covers /etc/security: the instance_mode cases run it.
+if [[ -z "${SB_INSIDE:-}" ]]; then
+	COMPAT_SYSTEM_INIT=$(cat /etc/security/namespace.init 2>/dev/null || true)
+	export COMPAT_SYSTEM_INIT
+fi
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
 sandbox_enter "$@"
@@ -830,6 +836,44 @@ c_inst_parent_root_symlink() {
 c_setgid_polydir() {
 	install -d -m 2775 -o root -g bob /run/pd/sg
 	pd_line /run/pd/sg 'user root'
+}
+
+# The system's own namespace.init as /etc/security/namespace.init, and an
+# /etc/login.defs without a UMASK line, as Debian 13's is (bound over the
+# real one in the sandbox only).
+system_init_no_umask() {
+	[[ -n "${COMPAT_SYSTEM_INIT:-}" ]] || fail "no /etc/security/namespace.init on this system"
+	printf '%s\n' "$COMPAT_SYSTEM_INIT" >/etc/security/namespace.init
+	chmod 0755 /etc/security/namespace.init
+	grep -v '^UMASK' /etc/login.defs >"$SB_DIR/login.defs" || true
+	mountpoint -q /etc/login.defs || mount --bind "$SB_DIR/login.defs" /etc/login.defs
+}
+
+# A new $HOME instance under Debian's namespace.init where login.defs has
+# no UMASK (Debian 13): the script chmods it to 0777.
+c_instance_mode_home() {
+	sandbox_conf '$HOME /home/inst/ user root'
+	sandbox_inst_parent /home/inst
+	system_init_no_umask
+	as alice 'stat -c "%a %U:%G" $HOME; echo x >$HOME/f'
+	as bob 'stat -c "%a %U:%G" $HOME'
+	host_state
+}
+
+# An init script widening an instance: /run/pd/a (0755) made 0777, /tmp's
+# (1777) made 0777; a polydir that is 0775 by its own mode lets its instance
+# stay group-writable.
+c_instance_mode_script() {
+	usual_conf
+	install -d -m 0755 /run/pd/a
+	install -d -m 0775 -g bob /run/pd/g
+	sandbox_conf '/tmp /tmp/tmp-inst/ user root
+/run/pd/a /run/pd/inst/ user root
+/run/pd/g /run/pd/inst/g- user root'
+	sandbox_inst_parent /run/pd/inst
+	write_init /etc/security/namespace.init 0 'chmod 0777 "$1"'
+	sess ns-driver alice -- nslook /tmp /run/pd/a /run/pd/g
+	host_state
 }
 
 c_tilde_alone() {

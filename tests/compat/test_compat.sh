@@ -43,6 +43,8 @@ declare -A deliberate=(
 	[dotdot_in_name]="dotdot-components"
 	[polydir_in_user_dir]="no-protect-mounts"
 	[extended_line]="extended-lines"
+	[instance_mode_home]="instance-mode"
+	[instance_mode_script]="instance-mode"
 )
 declare -A ours_shows=(
 	[context_current_no_selinux]=$'\n/tmp/tmp-inst/alice d 1777 root:root\n'
@@ -63,6 +65,8 @@ declare -A ours_shows=(
 	[dotdot_in_name]=$'^/run/pd/a..b: directory 755 root:root\n'
 	[polydir_in_user_dir]=$'\n  mounts: 1\n'
 	[extended_line]=$'^/tmp: directory 1777 root:root\n  mount: tmpfs rw,nosuid,nodev,noexec,relatime private\n'
+	[instance_mode_home]=$'^755 alice:alice\nstatus 0\n755 bob:bob\n'
+	[instance_mode_script]=$'^/tmp: directory 1777 root:root\n(.*\n)*/run/pd/a: directory 755 root:root\n(.*\n)*/run/pd/g: directory 775 root:bob\n'
 )
 
 # The lines a deliberate difference may change (an extended regular
@@ -87,6 +91,8 @@ declare -A differs_in=(
 	[dotdot_in_name]=$session
 	[polydir_in_user_dir]='^  mounts: '
 	[extended_line]="$session|^/tmp/tmp-inst/alice "
+	[instance_mode_home]='^[0-9]+ [a-z]+:[a-z]+$|^/home/inst/[a-z]+ d '
+	[instance_mode_script]='^/(tmp|run/pd/[ag]): directory |^/run/pd/inst/[a-z-]+ d |^/tmp/tmp-inst/alice d '
 )
 
 reference=${NS_REFERENCE:-/lib/x86_64-linux-gnu/security/pam_namespace.so}

@@ -51,12 +51,15 @@ pam_preload="${NS_ASAN_RT:+$NS_ASAN_RT }$NSS_LIB"
 # session USER CMD: a PAM session for USER through nss_wrapper, in which
 # CMD runs as USER (uid, gid, groups and home as NSS gives them).
 session() {
-	local pw uid gid home
+	local pw uid gid home groups
 	pw=$(with_nss getent passwd "$1") || fail "$1 does not resolve through nss_wrapper"
 	IFS=: read -r _ _ uid gid _ home _ <<<"$pw"
+	# The groups as id(1) gets them through nss_wrapper: setpriv
+	# --init-groups of util-linux 2.41 (Debian 13) does not see its groups.
+	groups=$(with_nss id -G "$1" | tr ' ' ,)
 	with_nss timeout -k 5 "$SB_TIMEOUT" env LD_PRELOAD="$pam_preload" \
 		"$NS_DRIVER" ns-driver "$1" -- env LD_PRELOAD="$NSS_LIB" \
-		setpriv --reuid="$uid" --regid="$gid" --init-groups \
+		setpriv --reuid="$uid" --regid="$gid" --groups="$groups" \
 		env HOME="$home" sh -c 'cd && exec sh -c "$1"' sh "$2" 2>&1
 }
 

@@ -48,7 +48,7 @@ SB_TIMEOUT=${SB_TIMEOUT:-60}
 SB_USERS=(alice:2001 bob:2002 carol:2003)
 # The built programs a test may name; each is copied into the sandbox.
 SB_PROGRAMS=(NS_DRIVER NS_PROBE NS_CHECK NS_HELPER NS_ATTACKER NS_SSHD NS_BENCH NS_DENY_NSFS
-	NS_NSS_BROKEN)
+	NS_NSS_BROKEN NS_PTY_RUN)
 SB_SYSTEM_MODULE_DIRS=(/lib/x86_64-linux-gnu/security /usr/lib/x86_64-linux-gnu/security
 	/lib/security /usr/lib/security)
 
@@ -150,6 +150,8 @@ sandbox_enter() {
 	export NS_MODULE NS_DRIVER
 	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/pam_namespace.so}")
 	NS_DRIVER=${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}
+	# The pty driver for login(1) (sandbox_login), built beside pam_driver.
+	NS_PTY_RUN=${NS_PTY_RUN:-${NS_DRIVER%/*}/pty_run}
 	local var
 	for var in "${SB_PROGRAMS[@]}"; do
 		if [[ -n "${!var:-}" ]]; then
@@ -476,13 +478,21 @@ sandbox_su() {
 
 # sandbox_login USER CMD: a real "login -f USER" on a pseudo terminal; the
 # user's login shell runs CMD. Prints what the terminal showed, without
-# carriage returns; returns script's status (that of login).
+# carriage returns; returns login's status. The terminal is pty_run's
+# (NS_PTY_RUN, tests/driver) where it is built, else script's.
 sandbox_login() {
 	local user=$1 rc=0 out
 	printf '%s\n' "$2" >"$SB_DIR/login-cmd/$user"
 	chmod 0644 "$SB_DIR/login-cmd/$user"
-	out=$(timeout -k 5 "$SB_TIMEOUT" script -qec "env ${NS_SU_ENV:-} login -f $user" /dev/null </dev/null 2>&1) ||
-		rc=$?
+	# pty_run outlives login's vhangup(), which script does not (Debian 13).
+	if [[ -x "${NS_PTY_RUN:-}" ]]; then
+		# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
+		out=$(timeout -k 5 "$SB_TIMEOUT" "$NS_PTY_RUN" env ${NS_SU_ENV:-} login -f "$user" </dev/null 2>&1) ||
+			rc=$?
+	else
+		out=$(timeout -k 5 "$SB_TIMEOUT" script -qec "env ${NS_SU_ENV:-} login -f $user" /dev/null </dev/null 2>&1) ||
+			rc=$?
+	fi
 	rm -f "$SB_DIR/login-cmd/$user"
 	printf '%s\n' "${out//$'\r'/}"
 	return "$rc"

@@ -42,43 +42,45 @@ src=${NS_SOURCE_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
 scratch=${1:-$src/build-mutation}
 shift || true
 
-# name@the tests that must catch it, as SUITE/TEST@file@sed -E script@what it breaks
+# name@the tests that must catch it, as SUITE/TEST@file (a glob: the one file
+# the script changes)@sed -E script@what it breaks
 mutations=(
 	# the descriptor rules
 	'nofollow@security/symlinks@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
 	'nosymlinks@security/race@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
-	'instfollow@security/symlinks@pam_namespace/apply.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
+	'instfollow@security/symlinks@pam_namespace/*.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
 	'nofsuid@security/symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
 	# the configuration files (trusted only when root's and only root's)
-	'cfgowner@security/hostile_input integration/config@pam_namespace/config.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
-	'cfgmode@security/hostile_input integration/config@pam_namespace/config.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
-	'cfgregular@security/hostile_input@pam_namespace/config.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
-	'cfgdirowner@security/config_trust integration/config@pam_namespace/config.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
-	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
-	'cfglimit@security/hostile_input@pam_namespace/config.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
+	'cfgowner@security/hostile_input integration/config@pam_namespace/config*.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
+	'cfgmode@security/hostile_input integration/config@pam_namespace/config*.c@s/ \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\)\) \{/)) {/@a configuration file others may write accepted'
+	'cfgregular@security/hostile_input@pam_namespace/config*.c@s/if \(!S_ISREG\(st\.st_mode\)\) \{/if (false) {/@a configuration file not required to be a regular file (a FIFO read as empty)'
+	'cfgdirowner@security/config_trust integration/config@pam_namespace/config*.c@s/^(\t+if \()st\.st_uid != 0 \|\|$/\1/@configuration directories not required to be root'"'"'s'
+	'cfgdirmode@security/hostile_input security/config_trust@pam_namespace/config*.c@s/\(\(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\) && !\(st\.st_mode & S_ISVTX\)\)/false/@configuration directories others may write accepted'
+	'cfglimit@security/hostile_input@pam_namespace/config*.c@s/if \(cfg->n_rules >= NS_CONFIG_MAX_ENTRIES\) \{/if (false) {/@no limit on the number of entries'
 	# the init script
-	'scriptowner@security/hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & \(S_IWGRP \| S_IWOTH\)\)\) \{/if (!S_ISREG(st.st_mode)) {/@an init script of any owner and mode run'
+	'scriptowner@security/hostile_input@pam_namespace/*.c@s/if \(!S_ISREG\((st(\.|->))st_mode\) \|\| st(\.|->)st_uid != 0 \|\| \(st(\.|->)st_mode & \(S_IWGRP \| S_IWOTH\)\)\)/if (!S_ISREG(\1st_mode))/@an init script of any owner and mode run'
 	'scriptdirs@security/hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
 	'scriptlink@security/hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
-	'initenv@security/environment@pam_namespace/apply.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
-	'initfds@security/environment@pam_namespace/apply.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
-	'scriptregular@security/hostile_input@pam_namespace/apply.c@s/if \(!S_ISREG\(st\.st_mode\) \|\| st\.st_uid/if (st.st_uid/@an init script not required to be a regular file (a FIFO)'
-	'inittimeout@security/environment@pam_namespace/apply.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
+	'initenv@security/environment@pam_namespace/*.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
+	'initfds@security/environment@pam_namespace/*.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
+	'scriptregular@security/hostile_input@pam_namespace/*.c@s/if \(!S_ISREG\((st(\.|->))st_mode\) \|\| st(\.|->)st_uid/if (\1st_uid/@an init script not required to be a regular file (a FIFO)'
+	'inittimeout@security/environment@pam_namespace/*.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
 	# the instance parent
-	'instparent@integration/failures@pam_namespace/apply.c@s/\(st\.st_uid != 0 \|\| \(st\.st_mode & 0777\)\)/false/@an instance parent of any owner and mode used'
+	'instparent@integration/failures@pam_namespace/*.c@s/\(st(\.|->)st_uid == 0 && !\(st(\.|->)st_mode & 0777\)\)/true/@an instance parent of any owner and mode used'
 	# user names, propagation
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
-	'pindir@integration/share_attacks@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
-	'pinfix@integration/share@pam_namespace/share-records.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
-	'pinowner@integration/share@pam_namespace/share-records.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
-	'pinprune@integration/share_attacks@pam_namespace/share-records.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
-	'pincwd@integration/share_attacks@pam_namespace/share.c@s/now\.st_dev == was->st_dev \&\&/true \&\&/; s/now\.st_ino == was->st_ino \&\&/true \&\&/@a joining session taken back to its working directory by name'
-	'pinident@integration/share@pam_namespace/share-store.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
-	'pinhere@integration/share@pam_namespace/share.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
+	'pindir@integration/share_attacks@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
+	'pinfix@integration/share@pam_namespace/share*.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
+	'pinowner@integration/share@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
+	'pinprune@integration/share_attacks@pam_namespace/share*.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
+	'pincwd@integration/share_attacks@pam_namespace/share*.c@s/now\.st_dev == was->st_dev \&\&/true \&\&/; s/now\.st_ino == was->st_ino \&\&/true \&\&/@a joining session taken back to its working directory by name'
+	'pinident@integration/share@pam_namespace/share*.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
+	'pinhere@integration/share@pam_namespace/share*.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
 	'shareowner@integration/shared_paths@pam_namespace/plan.c@s/if \(uid != 0 && uid != poly_uid\)/if (false)/@a share= directory of any owner bound into sessions'
+	'sharelockout@integration/shared_paths@pam_namespace/*.c@s/if \(ns_share_instance_is_shared\(e\)\)/if (true)/@a wrong share= directory refuses every session (the lockout of issue 27)'
 	# the benchmark's bounds
 	'slow@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
 )
@@ -173,13 +175,23 @@ done
 survived=0 killed=0
 for m in "${picked[@]}"; do
 	IFS='@' read -r name tests file expr what <<<"$m"
-	cp "$s/$file" "$logs/orig"
-	sed -i -E "$expr" "$s/$file"
-	if cmp -s "$logs/orig" "$s/$file"; then
-		cp "$logs/orig" "$s/$file"
-		echo "mutate.sh: $name: '$expr' changed nothing in $file: the mutation is stale" >&2
+	# FILE may be a glob, so that a rule stays found when its file is
+	# split: the mutation must change exactly one of the files it names.
+	pattern=$file file=
+	for f in $(cd "$s" && compgen -G "$pattern" | LC_ALL=C sort); do
+		cp "$s/$f" "$logs/orig"
+		sed -i -E "$expr" "$s/$f"
+		cmp -s "$logs/orig" "$s/$f" && continue
+		cp "$logs/orig" "$s/$f"
+		[[ -z $file ]] || { echo "mutate.sh: $name: '$expr' changes both $file and $f" >&2; exit 2; }
+		file=$f
+	done
+	if [[ -z $file ]]; then
+		echo "mutate.sh: $name: '$expr' changed nothing in $pattern: the mutation is stale" >&2
 		exit 2
 	fi
+	cp "$s/$file" "$logs/orig"
+	sed -i -E "$expr" "$s/$file"
 	echo "=== mutant $name ($what): $(diff "$logs/orig" "$s/$file" | grep -c '^>') lines changed in $file; $tests must fail"
 	suites=$(for t in $tests; do echo "${t%%/*}"; done | sort -u)
 	caught='' asserts=''

@@ -4,7 +4,8 @@
 # line (main file and namespace.d), root-owned mode 000, leaves per-user and
 # tmpfs lines alone, fails (exit 1, naming the path) on an existing parent
 # the module would refuse, and the module then works without anyone
-# running mkdir.
+# running mkdir. share= directories (issue 27): one sessions will not share
+# is a warning naming the line and path, never changed by the helper.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../lib/sandbox.sh
@@ -66,4 +67,21 @@ assert_status 1 "$rc" "exit status with a bad line"
 assert_contains "$out" "namespace.conf:2:" "the bad line is named"
 assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/other-inst)" "the good line's parent"
 assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/peruser)" "\$USER only in the last component"
+sb_note "share=: a directory sessions will not share is a warning, left as it is"
+sandbox_conf '/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix  root'
+install -d -m 1777 /tmp/.X11-unix
+rm -rf /tmp/.ICE-unix
+out=$("$helper" --verbose 2>&1) || fail "helper with share=: $out"
+assert_contains "$out" "/tmp/.X11-unix: shared, owner uid 0, mode 1777" "a right share, verbose"
+assert_contains "$out" "namespace.conf:1: warning: share /tmp/.ICE-unix: No such file or directory; sessions through this line will not share it" "a missing share"
+assert_no_file /tmp/.ICE-unix "a missing share, not made by the helper"
+rmdir /tmp/.X11-unix
+setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
+setpriv --reuid=alice --regid=alice --clear-groups ln -s /home/alice /tmp/.ICE-unix
+out=$("$helper" 2>&1) || fail "helper with alice's shares: $out"
+assert_contains "$out" "namespace.conf:1: warning: share /tmp/.X11-unix has owner uid 2001 and mode 1777; it must be owned by root and, if group or others may write it, sticky; sessions through this line will not share it" "alice's directory"
+assert_contains "$out" "namespace.conf:1: warning: share /tmp/.ICE-unix: a symbolic link, not a directory; sessions through this line will not share it" "alice's link"
+assert_eq "alice 1777" "$(stat -c '%U %a' /tmp/.X11-unix)" "alice's directory, not changed"
+out=$(sandbox_su bob 'echo in') || fail "bob's session: $out"
+assert_eq "in" "$out" "bob's session opens, as the warning says"
 sb_note "ok"

@@ -9,6 +9,10 @@
 # counts its birth and change times too, which no test can set back, so
 # the copies run here age by access and modification times only (amAM:,
 # tmpfiles.d(5)); the rules are otherwise the installed ones.
+# share= (issue 27): systemd's own x11.conf makes /tmp/.X11-unix and
+# /tmp/.ICE-unix root's, 1777, at boot, also where a user made one first;
+# the snippet adds no line of its own for them (a second line for a path
+# is a warning at every boot), and the two run together without one.
 # shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,6 +29,9 @@ sandbox_enter "$@"
 command -v systemd-tmpfiles >/dev/null || skip "systemd-tmpfiles is not installed"
 snippet=conf/pam_namespace.tmpfiles
 sed -E 's/ ([0-9]+d)$/ amAM:\1/' <<<"$NS_TMPFILES_SNIPPET" >"$SB_DIR/pam_namespace.conf"
+# The snippet as installed, for the boot run.
+installed_snippet=$SB_DIR/pam_namespace-installed.conf
+printf '%s\n' "$NS_TMPFILES_SNIPPET" >"$installed_snippet"
 grep -q 'amAM:10d$' "$SB_DIR/pam_namespace.conf" || fail "no age in $snippet"
 printf 'q /tmp 1777 root root amAM:10d\nq /var/tmp 1777 root root amAM:30d\n' >"$SB_DIR/tmp.conf"
 
@@ -84,4 +91,36 @@ touch "$SB_OUT/go"
 wait "$session" || fail "alice's session: $(cat "$SB_OUT/session.out")"
 assert_eq "wrote" "$(cat "$SB_OUT/session.out")" "the session, writing to /tmp after the cleaning"
 assert_file /tmp/tmp-inst/alice/after
+
+sb_note "share=: at boot, systemd's x11.conf takes /tmp/.X11-unix back from alice; sessions share it again"
+x11_conf=/usr/lib/tmpfiles.d/x11.conf
+if [[ -f $x11_conf ]]; then
+	rm -rf /tmp/.X11-unix /tmp/.ICE-unix
+	sandbox_inst_parent /tmp/tmp-inst
+	setpriv --reuid=alice --regid=alice --clear-groups mkdir -m 1777 /tmp/.X11-unix
+	setpriv --reuid=alice --regid=alice --clear-groups touch /tmp/.X11-unix/X0
+	sandbox_conf '/tmp  /tmp/tmp-inst/  user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix  root'
+	mounts='awk '"'"'$5 ~ /^\/tmp/ { print $5 }'"'"' /proc/self/mountinfo'
+	sandbox_log_clear
+	out=$(sandbox_su bob "$mounts") || fail "bob's session before the boot: $out"
+	assert_eq "/tmp
+/tmp" "$out" "bob's mounts, alice's /tmp/.X11-unix and no /tmp/.ICE-unix"
+	assert_log_contains "not sharing /tmp/.X11-unix: owner uid 2001" "before the boot"
+	assert_log_contains "not sharing /tmp/.ICE-unix: it is missing" "before the boot"
+	systemd-tmpfiles --boot --create --remove "$x11_conf" "$installed_snippet" \
+		>"$SB_DIR/tmpfiles.log" 2>&1 || fail "systemd-tmpfiles --boot: $(cat "$SB_DIR/tmpfiles.log")"
+	assert_not_contains "$(cat "$SB_DIR/tmpfiles.log")" "uplicate" "systemd-tmpfiles on x11.conf and the snippet"
+	assert_eq "root 1777 directory" "$(stat -c '%U %a %F' /tmp/.X11-unix)" "/tmp/.X11-unix after the boot"
+	assert_eq "" "$(ls -A /tmp/.X11-unix)" "what alice left in it"
+	assert_eq "root 1777 directory" "$(stat -c '%U %a %F' /tmp/.ICE-unix)" "/tmp/.ICE-unix after the boot"
+	sandbox_log_clear
+	out=$(sandbox_su bob "$mounts") || fail "bob's session after the boot: $out"
+	assert_eq "/tmp
+/tmp
+/tmp/.X11-unix
+/tmp/.ICE-unix" "$out" "bob's mounts after the boot"
+	assert_not_contains "$(sandbox_log)" "not sharing" "the log after the boot"
+else
+	sb_note "no $x11_conf on this host: not checked"
+fi
 echo "ok: tmpfiles"

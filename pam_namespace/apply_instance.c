@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * The directories of one entry, found or made by descriptor: the polydir
+ * (created when the line says create), the instance parent (SPEC 4: root's,
+ * mode 000) and the instance (reused, made like the polydir, or a new
+ * tmpdir). What is made here is remembered in the attempt, to be removed
+ * if it fails; tmpdir instances are kept for close. After the init script,
+ * the instance's mode is held to what its polydir allows.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+#include "apply_internal.h"
+#include "kernel.h"
+#include "selinux.h"
+
+/*
+ * The polydir, created (last component only) when the line says create. A
+ * root-owned symlink in a directory only root can write is the
+ * administrator's and is followed, as every component above it would be
+ * (Linux-PAM does the same); anywhere else a symlink is refused.
+ * *ret_base_ok: the polydir is the directory that walking its own path
+ * gives (no symlink followed at its end), so walks below it may start there.
+ */
+int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool *ret_parent_trusted,
+		       bool *ret_base_ok)
+{
+	const char *name = strrchr(e->polydir, '/');
+	bool trusted = c->root.trusted;
+	/* A polydir right under "/" (/tmp) has the root held for its parent. */
+	bool own = name != e->polydir;
+	int pfd = c->root.fd, fd;
+
+	*ret_base_ok = false;
+	if (own)
+		pfd = kn_open_parent_from(&c->root, e->polydir, &name, &trusted);
+	else
+		name++;
+	if (pfd < 0)
+		return apply_fail(c, e, "opening the parent of polydir", e->polydir, pfd, NULL);
+	*ret_parent_trusted = trusted;
+	fd = kn_open_child_dir(pfd, name);
+	if (fd >= 0)
+		*ret_base_ok = true;
+	if (fd == -ELOOP && trusted)
+		fd = kn_open_dir_from(&c->root, NULL, NULL, e->polydir, NULL);
+	if (fd == -ENOENT && e->create_polydir) {
+		fd = kn_mkdir_child(pfd, name, e->create_mode, e->create_uid, e->create_gid);
+		if (fd >= 0) {
+			int k = apply_remember_made(c, pfd, name, e->polydir);
+
+			*ret_base_ok = true;
+			if (k == 0)
+				k = ns_selinux_label_new_dir(fd, e->polydir);
+
+			if (k < 0) {
+				close(fd);
+				fd = k;
+			}
+		}
+		if (fd < 0) {
+			if (own)
+				close(pfd);
+			return apply_fail(c, e, "creating polydir", e->polydir, fd, NULL);
+		}
+	}
+	if (own)
+		close(pfd);
+	if (fd < 0)
+		return apply_fail(c, e,
+				  fd == -ELOOP ? "polydir is a symbolic link" : "opening polydir",
+				  e->polydir, fd == -ELOOP ? 0 : fd, NULL);
+	return fd;
+}
+
+/*
+ * SPEC 4: the parent must exist or be one mkdir away, root-owned mode 000.
+ * poly: the polydir, where the walk starts when the parent lies below it
+ * (NULL: from "/").
+ */
+static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry *e,
+				const struct kn_dir *poly)
+{
+	struct stat st;
+	int fd;
+
+	fd = kn_open_dir_from(&c->root, poly, e->polydir, e->instance_parent, NULL);
+	if (fd == -ENOENT) {
+		const char *name;
+		int gfd = kn_open_parent_from(&c->root, e->instance_parent, &name, NULL);
+
+		if (gfd < 0)
+			return apply_fail(c, e, "opening the parent of the instance parent",
+					  e->instance_parent, gfd, NULL);
+		fd = kn_mkdir_child(gfd, name, 0, 0, 0);
+		close(gfd);
+		if (fd == -EEXIST)
+			fd = kn_open_dir_from(&c->root, poly, e->polydir, e->instance_parent, NULL);
+		if (fd < 0)
+			return apply_fail(c, e, "creating the instance parent", e->instance_parent,
+					  fd, NULL);
+	}
+	if (fd < 0)
+		return apply_fail(c, e, "opening the instance parent", e->instance_parent, fd,
+				  NULL);
+	if (fstat(fd, &st) < 0) {
+		int k = -errno;
+		close(fd);
+		return apply_fail(c, e, "opening the instance parent", e->instance_parent, k, NULL);
+	}
+	if (!ns_instance_parent_ok(&st,
+				   c->opts->ignore_instance_parent_mode || e->ignore_parent_mode)) {
+		close(fd);
+		return apply_fail(
+			c, e, "checking the instance parent", e->instance_parent, 0,
+			apply_strdupf("mode %04o, owner uid %u; it must be mode 000 and owned by "
+				      "root (or use ignore_instance_parent_mode)",
+				      (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid));
+	}
+	return fd;
+}
+
+bool ns_instance_parent_ok(const struct stat *st, bool relaxed)
+{
+	return relaxed || (st->st_uid == 0 && !(st->st_mode & 0777));
+}
+
+/* mkdtemp by descriptor: a random suffix, retried on collision. */
+static int make_tmpdir(int pfd, const char *templ, const struct stat *poly, char **ret_name)
+{
+	static const char chars[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t len = strlen(templ);
+	char *name;
+
+	if (len < 6)
+		return -EINVAL;
+	name = strdup(templ);
+	if (!name)
+		return -ENOMEM;
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char rnd[6];
+		int fd;
+
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			free(name);
+			return -EIO;
+		}
+		for (int i = 0; i < 6; i++)
+			name[len - 6 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		fd = kn_mkdir_child(pfd, name, poly->st_mode & 07777, poly->st_uid, poly->st_gid);
+		if (fd == -EEXIST)
+			continue;
+		if (fd < 0) {
+			free(name);
+			return fd;
+		}
+		*ret_name = name;
+		return fd;
+	}
+	free(name);
+	return -EEXIST;
+}
+
+/* Keep a tmpdir instance for close; one that cannot be kept is removed at once. */
+static int add_tmpdir(struct apply_ctx *c, int pfd, const char *parent, const char *name)
+{
+	struct ns_tmpdir *t = realloc(c->sess.tmpdirs, (c->sess.n_tmpdirs + 1) * sizeof(*t));
+	struct ns_tmpdir d = {.parent_fd = -1};
+
+	if (t) {
+		c->sess.tmpdirs = t;
+		d.name = strdup(name);
+		d.path = apply_strdupf("%s/%s", parent, name);
+	}
+	if (d.name && d.path)
+		d.parent_fd = fcntl(pfd, F_DUPFD_CLOEXEC, 3);
+	if (d.parent_fd < 0) {
+		int r = !d.name || !d.path ? -ENOMEM : -errno;
+
+		free(d.name);
+		free(d.path);
+		(void)kn_remove_child_dir(pfd, name);
+		return r;
+	}
+	t[c->sess.n_tmpdirs++] = d;
+	return 0;
+}
+
+/*
+ * The instance directory: reused when it exists, otherwise made with the
+ * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
+ * $HOME one owned by the user.
+ */
+int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
+			const struct kn_dir *polyd, bool base_ok, bool *ret_new, char **ret_path)
+{
+	const struct stat *poly = &polyd->st;
+	int poly_fd = polyd->fd;
+	char *name = NULL;
+	int pfd, fd, k;
+
+	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL);
+	if (pfd < 0)
+		return pfd;
+
+	*ret_new = false;
+	if (e->method == NS_METHOD_TMPDIR) {
+		const char *templ = strrchr(e->instance, '/') + 1;
+
+		fd = make_tmpdir(pfd, templ, poly, &name);
+		if (fd < 0) {
+			close(pfd);
+			return apply_fail(c, e, "creating the tmpdir instance", e->instance, fd,
+					  NULL);
+		}
+		*ret_new = true;
+		k = add_tmpdir(c, pfd, e->instance_parent, name);
+		if (k == 0)
+			k = ns_selinux_label_like(fd, poly_fd);
+		if (k < 0) {
+			close(fd);
+			close(pfd);
+			free(name);
+			return apply_fail(c, e, "creating the tmpdir instance", e->instance, k,
+					  NULL);
+		}
+		*ret_path = apply_strdupf("%s/%s", e->instance_parent, name);
+		free(name);
+		close(pfd);
+		return fd;
+	}
+
+	fd = kn_open_child_dir(pfd, e->instance_name);
+	if (fd == -ENOENT) {
+		fd = kn_mkdir_child(pfd, e->instance_name, poly->st_mode & 07777, poly->st_uid,
+				    poly->st_gid);
+		if (fd >= 0) {
+			*ret_new = true;
+			k = apply_remember_made(c, pfd, e->instance_name, e->instance);
+			/* The policy's context for context and level, else the polydir's. */
+			if (k == 0 && e->instance_context)
+				k = ns_selinux_label_fd(fd, e->instance_context);
+			else if (k == 0)
+				k = ns_selinux_label_like(fd, poly_fd);
+			if (k < 0) {
+				close(fd);
+				fd = k;
+			}
+		} else if (fd == -EEXIST) {
+			/* Another first login of the same user won the race: use its instance. */
+			fd = kn_open_child_dir(pfd, e->instance_name);
+		}
+	}
+	close(pfd);
+	if (fd < 0)
+		return apply_fail(c, e,
+				  fd == -ELOOP ? "instance is a symbolic link" : "opening instance",
+				  e->instance, fd == -ELOOP ? 0 : fd, NULL);
+	*ret_path = strdup(e->instance);
+	return fd;
+}
+
+/*
+ * The instance a session gets is never writable by group or others beyond
+ * what its polydir allows: the polydir's mode is the configuration (its own
+ * mode, or create='s), and a new instance is made with it, but an init
+ * script may chmod it afterwards - Debian's namespace.init gives a new
+ * $HOME instance 0777 where /etc/login.defs has no UMASK, as on Debian 13 -
+ * and an instance left so by an earlier session stays so. Checked after the
+ * init script, on the instance's descriptor; the extra write bits are
+ * removed (and a sticky polydir's bit kept on a shared-writable instance).
+ */
+int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry *e, int ifd,
+				const struct stat *poly, const char *instance)
+{
+	const mode_t gow = S_IWGRP | S_IWOTH;
+	struct stat st;
+	mode_t mode, want;
+
+	if (fstat(ifd, &st) < 0)
+		return apply_fail(c, e, "checking the mode of instance", instance, -errno, NULL);
+	mode = st.st_mode & 07777;
+	want = mode & ~(gow & ~poly->st_mode);
+	if ((want & gow) && (poly->st_mode & S_ISVTX))
+		want |= S_ISVTX;
+	if (want == mode)
+		return 0;
+	if (fchmod(ifd, want) < 0)
+		return apply_fail(c, e, "changing the mode of instance", instance, -errno, NULL);
+	if (c->log)
+		c->log(c->log_userdata, false,
+		       "%s:%u: instance %s was mode %04o, writable beyond its polydir %s (mode "
+		       "%04o): made %04o",
+		       e->rule->file, e->rule->line, instance, (unsigned)mode, e->polydir,
+		       (unsigned)(poly->st_mode & 07777), (unsigned)want);
+	return 0;
+}

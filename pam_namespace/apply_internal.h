@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * What the files of apply share and nothing else sees: the state of one
+ * attempt (struct apply_ctx), the one way a step reports its failure, the
+ * list of what the attempt made (removed again if it fails), and the steps
+ * apply_entry runs in turn, each in a file of its own:
+ *
+ *   apply.c           the attempt: unshare, each entry, commit or rollback;
+ *                     close
+ *   apply_instance.c  the polydir, the instance parent and the instance (and
+ *                     its mode after the init script)
+ *   apply_shares.c    share=: the real directories bound into the instance
+ *   apply_init.c      the init script
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "apply.h"
+#include "kernel.h"
+#include "plan.h"
+
+/* What one entry made, to undo on failure. */
+struct apply_made {
+	int parent_fd; /* holds name */
+	char *name;
+	const char *path; /* the plan's, for messages */
+};
+
+struct apply_ctx {
+	const struct ns_apply_opts *opts;
+	struct ns_failure *fail;
+	ns_apply_log_fn log;
+	void *log_userdata;
+	struct apply_made *made;
+	size_t n_made;
+	struct ns_session sess;
+	struct kn_dir root; /* "/" in the new namespace, where every walk starts */
+};
+
+/*
+ * Record why the attempt failed (detail: heap, taken over) and return the
+ * error to pass up: error itself, or -EPERM where detail says all.
+ */
+int apply_fail(struct apply_ctx *c, const struct ns_plan_entry *e, const char *what,
+	       const char *path, int error, char *detail);
+/* Keep a directory this attempt made, to remove on failure. */
+int apply_remember_made(struct apply_ctx *c, int parent_fd, const char *name, const char *path);
+char *apply_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* apply_instance.c */
+int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool *ret_parent_trusted,
+		       bool *ret_base_ok);
+int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
+			const struct kn_dir *polyd, bool base_ok, bool *ret_new, char **ret_path);
+/* After the init script: take away group/other write bits the polydir does not have. */
+int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry *e, int ifd,
+				const struct stat *poly, const char *instance);
+/* apply_shares.c */
+int apply_mount_shares(struct apply_ctx *c, const struct ns_plan_entry *e,
+		       const struct kn_dir *poly, int mnt_fd);
+/* apply_init.c */
+int apply_run_init_script(struct apply_ctx *c, const struct ns_plan_entry *e, const char *instance,
+			  bool created);
