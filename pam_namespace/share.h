@@ -6,7 +6,11 @@
  * same instance key. The first session builds it as any session does and
  * pins it in NS_SHARE_DIR; later ones verify the pin and join it with
  * setns(); the last close unpins it. Everything happens under a per-user
- * lock, so that opens and closes of one user never interleave.
+ * lock, so that opens and closes of one user never interleave; a session
+ * waits for it at most NS_SHARE_LOCK_MS, then builds a namespace of its own.
+ * The code: share-store.c (key, state, pins), share-records.c (processes,
+ * directories, locks, records), share-pin.c (pinning), share.c (open,
+ * join, close); share-internal.h between them.
  *
  * NS_SHARE_DIR (/run/pam_namespace; root's, mode 0700, a private mount of
  * its own) holds a directory per user, UID (root's, 0700), with:
@@ -35,7 +39,8 @@ struct ns_share_proc {
 };
 
 struct ns_share_state {
-	dev_t dev; /* the pinned namespace */
+	int format; /* of the state file read; 0: this build's, when written */
+	dev_t dev;  /* the pinned namespace */
 	ino_t ino;
 	dev_t root_dev; /* "/" of the session that pinned it: a joiner must have the same */
 	ino_t root_ino;
@@ -49,6 +54,7 @@ struct ns_share_state {
 	size_t n_tmpdirs;
 	struct ns_share_proc *sessions;
 	size_t n_sessions;
+	size_t user_sessions; /* live records of the user, every key (a scan's) */
 };
 
 /* What close needs, kept as PAM data by a session that built or joined a pinned namespace. */
@@ -92,15 +98,33 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		   ns_apply_log_fn log, void *log_userdata);
 void ns_share_free(struct ns_share *share);
 
+/*
+ * The parent of a tmpdir instance, path "PARENT/NAME" (to free); NULL with
+ * errno EINVAL where path does not end in "/NAME" after a parent.
+ */
+char *ns_share_tmpdir_parent(const char *path, const char *name);
+
 /* --- for the check tool --- */
 
 /* Open NS_SHARE_DIR as it is, checked (root's, 0700, no link); -ENOENT if there is none. */
 int ns_share_dir_open_existing(void);
 /* NS_SHARE_DIR/UID under it, checked the same way; made when create. */
 int ns_share_user_dir(int dir_fd, uid_t uid, bool create);
-/* Take the user's lock: a descriptor to close, or a negative errno. */
-int ns_share_lock(int udir);
-/* Read KEY.state: 0, -ENOENT, -EBADMSG if malformed, -EPERM if not root's and private. */
+/*
+ * The same, for a session: one it makes is root:root 0700 whatever its
+ * umask and group; a wrong root-owned one that no one else can write is
+ * put right (*ret_repaired).
+ */
+int ns_share_user_dir_repair(int dir_fd, uid_t uid, bool create, bool *ret_repaired);
+/*
+ * Take the user's lock, waiting at most timeout_ms: a descriptor to close,
+ * or a negative errno (-ETIMEDOUT).
+ */
+int ns_share_lock(int udir, unsigned timeout_ms);
+/*
+ * Read KEY.state: 0, -ENOENT, -EBADMSG if malformed, -EPERM if not root's
+ * and private, -EPROTO if of a format this build cannot join.
+ */
 int ns_share_state_read(int udir, const char *key, struct ns_share_state *ret);
 int ns_share_state_write(int udir, const char *key, const struct ns_share_state *st);
 void ns_share_state_free(struct ns_share_state *st);
@@ -109,12 +133,25 @@ int ns_share_proc_alive(const struct ns_share_proc *p);
 int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p);
 int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p);
 
+/* Most live session records a user may have, every key together; past it, sessions go unshared. */
+#ifndef NS_SHARE_MAX_SESSIONS
+#define NS_SHARE_MAX_SESSIONS 256
+#endif
+/* How long a session waits for a lock a stopped or stuck session holds, in ms. */
+#ifndef NS_SHARE_LOCK_MS
+#define NS_SHARE_LOCK_MS 3000
+#endif
+
 enum ns_share_scan {
-	NS_SHARE_SCAN_COUNT,	     /* every session into st->sessions, the gone ones counted */
-	NS_SHARE_SCAN_PRUNE_TO_LIVE, /* remove gone ones until one is alive; it alone is kept */
-	NS_SHARE_SCAN_REMOVE_ALL,    /* remove every record */
+	NS_SHARE_SCAN_COUNT,	  /* key's live sessions into st->sessions, the gone ones counted */
+	NS_SHARE_SCAN_PRUNE,	  /* as COUNT, and the gone records of every key removed */
+	NS_SHARE_SCAN_REMOVE_ALL, /* remove every record of key */
 };
-/* The sessions of key: live ones into st->sessions, gone ones counted into *ret_stale. */
+/*
+ * The sessions of key: live ones into st->sessions, gone ones counted into
+ * *ret_stale (of every key with PRUNE); st->user_sessions counts the live
+ * ones of every key with PRUNE.
+ */
 int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct ns_share_state *st,
 		      size_t *ret_stale);
 /*

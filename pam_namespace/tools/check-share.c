@@ -48,6 +48,8 @@ static const char *pin_problem(int r)
 		return "state not root's or not private";
 	case -EBADMSG:
 		return "state malformed";
+	case -EPROTO:
+		return "state of a format this build does not know (another release's)";
 	default:
 		return strerror(-r);
 	}
@@ -475,29 +477,43 @@ static int cmd_enter(const char *user, char **cmd)
 }
 
 /*
- * The user's lock, as ns_share_lock() takes it (root's regular file,
- * never through a link) but waiting at most timeout_ms: the holder may be a
- * session the user has stopped on purpose, and --drop runs from
- * user@.service's ExecStopPost, which must not hang with it.
+ * The records of sessions gone, of every key of the user, pins or none
+ * (a record whose pin was dropped already): each is an inode in /run.
  */
-static int lock_bounded(int udir, unsigned timeout_ms)
+static int prune_records(const char *user, int dir_fd, uid_t uid, unsigned timeout_ms)
 {
-	struct stat st;
-	int fd, r;
+	struct ns_share_state none = {0};
+	int udir = ns_share_user_dir(dir_fd, uid, false), lock, r;
+	size_t stale = 0;
 
-	fd = openat(udir, "lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) {
-		close(fd);
-		return -EPERM;
+	if (udir == -ENOENT)
+		return 0;
+	if (udir < 0) {
+		fprintf(stderr, "pam_namespace_check: %s/%u: %s\n", NS_SHARE_DIR, (unsigned)uid,
+			strerror(-udir));
+		return 1;
 	}
-	r = kn_flock_timeout(fd, LOCK_EX, timeout_ms);
+	lock = ns_share_lock(udir, timeout_ms);
+	if (lock < 0) {
+		fprintf(stderr, "pam_namespace_check: locking %s/%u/lock: %s\n", NS_SHARE_DIR,
+			(unsigned)uid, strerror(-lock));
+		close(udir);
+		return 1;
+	}
+	/* The empty key is no record's: every record is one of another key, pruned if gone. */
+	r = ns_share_sessions(udir, "", NS_SHARE_SCAN_PRUNE, &none, &stale);
+	free(none.sessions);
+	close(lock);
+	close(udir);
 	if (r < 0) {
-		close(fd);
-		return r;
+		fprintf(stderr, "pam_namespace_check: listing %s/%u: %s\n", NS_SHARE_DIR,
+			(unsigned)uid, strerror(-r));
+		return 1;
 	}
-	return fd;
+	if (stale)
+		printf("%s: dropped %zu stale session record%s\n", user, stale,
+		       stale == 1 ? "" : "s");
+	return 0;
 }
 
 /* Drop the pin p, the user's lock held: 0, or 1 if it was kept or could not be dropped. */
@@ -510,12 +526,17 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 	r = ns_share_state_read(p->udir, p->key, &st);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0) /* unreadable: the pin cannot be joined anyway; remove what is there */
+	/*
+	 * Unreadable: the pin cannot be joined anyway; remove what is there.
+	 * Another release's state (-EPROTO): its sessions are counted as ours
+	 * are, since records are named alike in every format.
+	 */
+	if (r < 0 && r != -EPROTO)
 		st = (struct ns_share_state){0};
 	else
 		r = ns_share_sessions(p->udir, p->key,
-				      force ? NS_SHARE_SCAN_COUNT : NS_SHARE_SCAN_PRUNE_TO_LIVE,
-				      &st, &stale);
+				      force ? NS_SHARE_SCAN_COUNT : NS_SHARE_SCAN_PRUNE, &st,
+				      &stale);
 	if (r == 0 && st.n_sessions && !force) {
 		printf("%s: kept %s/%u/%s.ns, a session is open (dropped %zu stale); --force drops "
 		       "it\n",
@@ -562,10 +583,11 @@ static int cmd_drop(const char *user, bool force, unsigned timeout_ms)
 	}
 	if (n == 0) {
 		printf("%s has no pinned namespace\n", user);
+		ret = prune_records(user, dir_fd, uid, timeout_ms);
 		goto out;
 	}
 	/* One lock per user: every pin listed is in the same directory. */
-	lock = lock_bounded(pins[0].udir, timeout_ms);
+	lock = ns_share_lock(pins[0].udir, timeout_ms);
 	if (lock == -ETIMEDOUT) {
 		fprintf(stderr,
 			"pam_namespace_check: %s/%u/lock still held after %u ms (a session of %s "
@@ -583,6 +605,7 @@ static int cmd_drop(const char *user, bool force, unsigned timeout_ms)
 	for (size_t i = 0; i < n; i++)
 		ret |= drop_one(user, &pins[i], force);
 	close(lock);
+	ret |= prune_records(user, dir_fd, uid, timeout_ms);
 out:
 	pins_free(pins, n);
 	close(dir_fd);

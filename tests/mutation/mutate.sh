@@ -71,7 +71,11 @@ mutations=(
 	'username@security/hostile_input@pam_namespace/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
 	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
-	'pindir@integration/share@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode trusted'
+	'pindir@integration/share_attacks@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
+	'pinfix@integration/share@pam_namespace/share*.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
+	'pinowner@integration/share@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
+	'pinprune@integration/share_attacks@pam_namespace/share*.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
+	'pincwd@integration/share_attacks@pam_namespace/share*.c@s/now\.st_dev == was->st_dev \&\&/true \&\&/; s/now\.st_ino == was->st_ino \&\&/true \&\&/@a joining session taken back to its working directory by name'
 	'pinident@integration/share@pam_namespace/share*.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
 	'pinhere@integration/share@pam_namespace/share*.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
@@ -92,7 +96,8 @@ fi
 # sandbox_refused reports from sandbox.sh).
 declare -A targets=(
 	[security]="pam_namespace:shared_module pam_driver attacker resolver_race"
-	[integration]="pam_namespace:shared_module pam_driver ns_probe deny_nsfs nss_broken pam_namespace_check"
+	[integration]="pam_namespace:shared_module pam_namespace_share_next:shared_module
+		pam_namespace_share_gen2:shared_module pam_driver ns_probe deny_nsfs nss_broken pam_namespace_check"
 	[bench]="pam_namespace:shared_module ns_bench"
 )
 declare -A evidence=(

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -200,7 +201,7 @@ static void test_sessions(void **state)
 	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
 	assert_int_equal(st.n_sessions, 0);
 	assert_int_equal(stale, 1);
-	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE, &st, &stale), 0);
 	assert_int_equal(stale, 1);
 	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
 	assert_int_equal(st.n_sessions + stale, 0);
@@ -209,7 +210,7 @@ static void test_sessions(void **state)
 	assert_int_equal(ns_share_session_add(dir, "k", &self), 0);
 	assert_int_equal(ns_share_session_add(dir, "k", &self), -EEXIST);
 	assert_int_equal(ns_share_session_add(dir, "other", &self), 0);
-	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE_TO_LIVE, &st, &stale), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE, &st, &stale), 0);
 	assert_int_equal(st.n_sessions, 1);
 	assert_int_equal(st.sessions[0].pid, self.pid);
 	assert_int_equal(stale, 0);
@@ -222,6 +223,156 @@ static void test_sessions(void **state)
 	free(st.sessions);
 }
 
+/*
+ * Issue 27, point 1: gone records before and after a live one, of this key
+ * and of another, are all pruned by one open's scan; live ones of every key
+ * are counted for the cap.
+ */
+static void test_prune_every_gone_record(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	struct ns_share_proc self, gone;
+	struct ns_share_state st = {0};
+	size_t stale = 0;
+
+	/* a pid that is surely gone: a child reaped */
+	pid_t child = fork();
+
+	assert_true(child >= 0);
+	if (child == 0)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	self = (struct ns_share_proc){.pid = getpid(), .pidfs = false};
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	{
+		FILE *f;
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)self.pid);
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_int_equal(fscanf(f,
+					"%*d (%*[^)]) %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u "
+					"%*u %*u %*d %*d %*d %*d %*d %*d %llu",
+					&self.id),
+				 1);
+		fclose(f);
+	}
+	for (int i = 0; i < 20; i++) {
+		gone = (struct ns_share_proc){.pid = child, .pidfs = false, .id = (unsigned)i};
+		assert_int_equal(ns_share_session_add(dir, "k", &gone), 0);
+		assert_int_equal(ns_share_session_add(dir, "old", &gone), 0);
+		if (i == 10)
+			assert_int_equal(ns_share_session_add(dir, "k", &self), 0);
+	}
+	assert_int_equal(ns_share_session_add(dir, "other", &self), 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_PRUNE, &st, &stale), 0);
+	assert_int_equal(stale, 40);
+	assert_int_equal(st.n_sessions, 1);
+	assert_int_equal(st.user_sessions, 2);
+	/* nothing gone is left, of any key */
+	assert_int_equal(ns_share_sessions(dir, "old", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(st.n_sessions + stale, 0);
+	assert_int_equal(ns_share_sessions(dir, "k", NS_SHARE_SCAN_COUNT, &st, &stale), 0);
+	assert_int_equal(stale, 0);
+	assert_int_equal(st.n_sessions, 1);
+	/* the empty key (pam_namespace_check --drop without pins) prunes without listing */
+	assert_int_equal(ns_share_session_add(dir, "old", &gone), 0);
+	assert_int_equal(ns_share_sessions(dir, "", NS_SHARE_SCAN_PRUNE, &st, &stale), 0);
+	assert_int_equal(stale, 1);
+	assert_int_equal(st.n_sessions, 0);
+	free(st.sessions);
+}
+
+/* Issue 27, point 6: a name longer than its path is refused, never an underflow. */
+static void test_tmpdir_parent(void **state)
+{
+	char *p = ns_share_tmpdir_parent("/tmp-inst/alice.XYZ", "alice.XYZ");
+
+	assert_non_null(p);
+	assert_string_equal(p, "/tmp-inst");
+	free(p);
+	assert_null(ns_share_tmpdir_parent("x", "a-name-longer-than-its-path"));
+	assert_int_equal(errno, EINVAL);
+	assert_null(ns_share_tmpdir_parent("/alice.XYZ", "alice.XYZ"));	  /* empty parent */
+	assert_null(ns_share_tmpdir_parent("/tmp-inst/xalice", "alice")); /* not a component */
+	assert_null(ns_share_tmpdir_parent("/tmp-inst/alice", ""));
+}
+
+/* States of the formats this build joins are read; any other is -EPROTO, never -EBADMSG. */
+static void test_state_format(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	const char *body = "\nns 4 4026532175\nroot 2049 2\nuser alice\n";
+	const struct {
+		const char *magic;
+		int want;
+	} cases[] = {
+		{"pam_namespace-share 1", 0},	      {"pam_namespace-share 99", -EPROTO},
+		{"pam_namespace-share 0", -EBADMSG},  {"pam_namespace-share x", -EBADMSG},
+		{"pam_namespace-share 1 ", -EBADMSG}, {"pam_namespace-shared 1", -EBADMSG},
+	};
+	struct ns_share_state back = {0};
+
+	if (geteuid() != 0)
+		skip(); /* the reader refuses a state file that is not root's */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = openat(dir, "f.state", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, cases[i].magic, strlen(cases[i].magic)),
+				 (ssize_t)strlen(cases[i].magic));
+		assert_int_equal(write(fd, body, strlen(body)), (ssize_t)strlen(body));
+		close(fd);
+		assert_int_equal(ns_share_state_read(dir, "f", &back), cases[i].want);
+		if (cases[i].want == 0) {
+			assert_int_equal(back.format, 1);
+			ns_share_state_free(&back);
+		}
+	}
+}
+
+/*
+ * Issue 27, point 2: a user directory made under a umask of 0277 and a
+ * group not root's is root:root 0700 all the same; a root-owned one of
+ * another mode is put right; one writable by others is refused.
+ */
+static void test_user_dir_mode(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd, fd;
+	bool fixed = true;
+	struct stat st;
+	mode_t old;
+
+	if (geteuid() != 0)
+		skip();
+	assert_int_equal(fchmod(dir, 0700), 0);
+	old = umask(0277);
+	assert_int_equal(setegid(100), 0);
+	fd = ns_share_user_dir_repair(dir, 2001, true, &fixed);
+	assert_int_equal(setegid(0), 0);
+	umask(old);
+	assert_true(fd >= 0);
+	assert_false(fixed);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_uid, 0);
+	assert_int_equal(st.st_gid, 0);
+	close(fd);
+	assert_int_equal(fchownat(dir, "2001", 0, 100, 0), 0);
+	assert_int_equal(fchmodat(dir, "2001", 0500, 0), 0);
+	fd = ns_share_user_dir_repair(dir, 2001, true, &fixed);
+	assert_true(fd >= 0);
+	assert_true(fixed);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(st.st_gid, 0);
+	close(fd);
+	assert_int_equal(fchmodat(dir, "2001", 0777, 0), 0);
+	assert_int_equal(ns_share_user_dir_repair(dir, 2001, true, &fixed), -EPERM);
+	assert_int_equal(unlinkat(dir, "2001", AT_REMOVEDIR), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +380,10 @@ int main(void)
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_sessions, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_prune_every_gone_record, make_dir, remove_dir),
+		cmocka_unit_test(test_tmpdir_parent),
+		cmocka_unit_test_setup_teardown(test_state_format, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_user_dir_mode, make_dir, remove_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

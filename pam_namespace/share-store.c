@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
+/*
+ * share_namespace's pin store (share.h): the instance key that names a
+ * pin, the state file written beside it (its format and what the pinned
+ * namespace holds), opening a pin against that state, and dropping a pin
+ * with its tmpdir instances. No locking here: callers hold the user's lock
+ * (share-records.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel.h"
+#include "share-internal.h"
+#include "share.h"
+
+/*
+ * The format of the state file and the session records beside it, said on
+ * the state's first line ("pam_namespace-share N"). Records carry no number
+ * of their own: a record is only ever read next to a state of a format that
+ * knows it. A module joins a pin whose state is of a format from
+ * NS_SHARE_FORMAT_MIN to its own, and writes its record as that format
+ * does; a state of any other format belongs to sessions of another build
+ * (an upgrade with users logged in), which it leaves to them: the session
+ * gets a namespace of its own. A format that cannot be joined bumps
+ * NS_SHARE_GENERATION too, which is part of the key, so that the files of
+ * the two never share a name. -D defines in a second build prove it
+ * (tests/integration/test_share_attacks.sh).
+ */
+#ifndef NS_SHARE_FORMAT
+#define NS_SHARE_FORMAT 1
+#endif
+#ifndef NS_SHARE_FORMAT_MIN
+#define NS_SHARE_FORMAT_MIN 1
+#endif
+#ifndef NS_SHARE_GENERATION
+#define NS_SHARE_GENERATION 1
+#endif
+#define STATE_MAGIC "pam_namespace-share "
+#define STATE_MAX   (1024 * 1024)
+
+/* ------------------------------------------------------------ the key */
+
+/*
+ * FNV-1a, 128 bits (the FNV specification's offset basis and prime): the
+ * key names files and is no secret. What selects a pin is decided by the
+ * administrator's configuration and the user's entry, which no user can
+ * steer towards a collision, and a pin is only ever shared by sessions of
+ * one uid. Computed here, not with libmd: loading a library costs a
+ * joining session more than all the rest of its work.
+ */
+static void fnv1a128_hex(const char *data, size_t len, char out[33])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint64_t hi = 0x6c62272e07bb0142ULL, lo = 0x62b821756295c58dULL;
+
+	for (size_t i = 0; i < len; i++) {
+		/* h *= 2^88 + 0x13b, in two 64-bit halves (no __int128 on 32-bit targets) */
+		uint64_t a, b, nlo;
+
+		lo ^= (unsigned char)data[i];
+		a = (lo & 0xffffffffULL) * 0x13b;
+		b = (lo >> 32) * 0x13b;
+		nlo = a + (b << 32);
+		hi = hi * 0x13b + (b >> 32) + (nlo < a) + (lo << 24);
+		lo = nlo;
+	}
+	for (int i = 15; i >= 0; i--, lo >>= 4)
+		out[16 + i] = hex[lo & 0xf];
+	for (int i = 15; i >= 0; i--, hi >>= 4)
+		out[i] = hex[hi & 0xf];
+	out[32] = '\0';
+}
+
+int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
+		 const struct ns_apply_opts *opts, long orig_uid, char out[33])
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	/* Fields end with a NUL: no value can run into the next. */
+	if (NS_SHARE_GENERATION != 1)
+		fprintf(f, "generation %d%c", NS_SHARE_GENERATION, 0);
+	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
+	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
+	fprintf(f, "orig %ld%c", orig_uid, 0);
+	fprintf(f, "private %d parentmode %d%c", opts->mount_private,
+		opts->ignore_instance_parent_mode, 0);
+	for (size_t i = 0; i < opts->n_unmount_first; i++)
+		fprintf(f, "unmount %s%c", opts->unmount_first[i], 0);
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct ns_plan_entry *e = &plan->entries[i];
+
+		fprintf(f, "entry %d%c%s%c%s%c%s%c%s%c", (int)e->method, 0, e->polydir, 0,
+			e->instance ? e->instance : "", 0,
+			e->instance_context ? e->instance_context : "", 0,
+			e->init_script ? e->init_script : "", 0);
+		fprintf(f, "create %d %o %u %u%c%s%c%lx%c", e->create_polydir,
+			(unsigned)e->create_mode, (unsigned)e->create_uid, (unsigned)e->create_gid,
+			0, e->mntopts ? e->mntopts : "", 0, e->mount_flags, 0);
+	}
+	if (fclose(f) != 0) {
+		free(text);
+		return -ENOMEM;
+	}
+	fnv1a128_hex(text, len, out);
+	free(text);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the state file */
+
+void ns_share_state_free(struct ns_share_state *st)
+{
+	free(st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		free(st->polydirs[i]);
+	free(st->polydirs);
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		free(st->tmpdirs[i].parent);
+		free(st->tmpdirs[i].name);
+	}
+	free(st->tmpdirs);
+	free(st->sessions);
+	*st = (struct ns_share_state){0};
+}
+
+static bool word_ok(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+			return false;
+	return true;
+}
+
+int share_grow(void *pptr, size_t n, size_t size)
+{
+	void **p = pptr;
+	void *q = realloc(*p, (n + 1) * size);
+
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	return 0;
+}
+
+static int parse_line(struct ns_share_state *st, char *line)
+{
+	char *sp = strchr(line, ' ');
+	char *arg, *arg2;
+
+	if (!sp)
+		return -EBADMSG;
+	*sp = '\0';
+	arg = sp + 1;
+	if (strcmp(line, "ns") == 0 || strcmp(line, "root") == 0) {
+		unsigned long long dev, ino;
+
+		if (sscanf(arg, "%llu %llu", &dev, &ino) != 2)
+			return -EBADMSG;
+		if (line[0] == 'n') {
+			st->dev = (dev_t)dev;
+			st->ino = (ino_t)ino;
+		} else {
+			st->root_dev = (dev_t)dev;
+			st->root_ino = (ino_t)ino;
+		}
+	} else if (strcmp(line, "user") == 0 && word_ok(arg) && !st->user) {
+		st->user = strdup(arg);
+		if (!st->user)
+			return -ENOMEM;
+	} else if (strcmp(line, "polydir") == 0 && word_ok(arg)) {
+		if (share_grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(arg);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	} else if (strcmp(line, "tmpdir") == 0) {
+		arg2 = strchr(arg, ' ');
+		if (!arg2)
+			return -EBADMSG;
+		*arg2++ = '\0';
+		if (arg[0] != '/' || !word_ok(arg) || !word_ok(arg2) || strchr(arg2, '/'))
+			return -EBADMSG;
+		if (share_grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0)
+			return -ENOMEM;
+		st->tmpdirs[st->n_tmpdirs] =
+			(struct ns_share_tmpdir){.parent = strdup(arg), .name = strdup(arg2)};
+		if (!st->tmpdirs[st->n_tmpdirs++].parent || !st->tmpdirs[st->n_tmpdirs - 1].name)
+			return -ENOMEM;
+	} else {
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+char *share_file_name(const char *base, const char *suffix)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%s", base, suffix) < 0)
+		return NULL;
+	return s;
+}
+
+/* The first line: -EBADMSG if it is none of ours, -EPROTO if of a format this build cannot join. */
+static int state_magic(const char *line, int *ret_format)
+{
+	size_t n = strlen(STATE_MAGIC);
+	char *end;
+	long v;
+
+	if (!line || strncmp(line, STATE_MAGIC, n) != 0 || !isdigit((unsigned char)line[n]))
+		return -EBADMSG;
+	errno = 0;
+	v = strtol(line + n, &end, 10);
+	if (*end || errno || v < 1 || v > INT_MAX)
+		return -EBADMSG;
+	*ret_format = (int)v;
+	return v < NS_SHARE_FORMAT_MIN || v > NS_SHARE_FORMAT ? -EPROTO : 0;
+}
+
+int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
+{
+	struct ns_share_state st = {0};
+	int format = 0;
+	char *name = share_file_name(base, ".state"), *buf = NULL, *line, *save = NULL;
+	struct stat s;
+	ssize_t n;
+	int fd, r = 0;
+
+	if (!name)
+		return -ENOMEM;
+	fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	free(name);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &s) < 0 || !S_ISREG(s.st_mode) || s.st_uid != 0 || (s.st_mode & 077) ||
+	    s.st_nlink != 1 || s.st_size > STATE_MAX) {
+		close(fd);
+		return -EPERM;
+	}
+	buf = malloc((size_t)s.st_size + 1);
+	if (!buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	n = read(fd, buf, (size_t)s.st_size);
+	close(fd);
+	if (n != s.st_size) {
+		free(buf);
+		return -EBADMSG;
+	}
+	buf[n] = '\0';
+	line = strtok_r(buf, "\n", &save);
+	r = state_magic(line, &format);
+	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
+		r = parse_line(&st, line);
+	free(buf);
+	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
+		r = -EBADMSG;
+	st.format = format;
+	if (r < 0) {
+		ns_share_state_free(&st);
+		return r;
+	}
+	*ret = st;
+	return 0;
+}
+
+/*
+ * Written beside it and renamed over it: a crash leaves the old state or
+ * the new. Not synced: /run is a tmpfs, and a crash of the system takes
+ * every namespace with it.
+ */
+int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = share_file_name(base, ".state"), *tmp = share_file_name(base, ".state.new");
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int fd = -1, r = 0;
+
+	if (!name || !tmp || !f) {
+		r = -ENOMEM;
+		goto out;
+	}
+	fprintf(f, "%s%d\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
+		st->format ? st->format : NS_SHARE_FORMAT, (unsigned long long)st->dev,
+		(unsigned long long)st->ino, (unsigned long long)st->root_dev,
+		(unsigned long long)st->root_ino, st->user);
+	for (size_t i = 0; i < st->n_polydirs; i++)
+		fprintf(f, "polydir %s\n", st->polydirs[i]);
+	for (size_t i = 0; i < st->n_tmpdirs; i++)
+		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
+	r = fclose(f) == 0 ? 0 : -ENOMEM;
+	f = NULL;
+	if (r < 0)
+		goto out;
+	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* left by a process killed while writing: we hold the lock */
+		(void)unlinkat(dir_fd, tmp, 0);
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
+	}
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	if (write(fd, text, len) != (ssize_t)len)
+		r = errno ? -errno : -EIO;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0)
+		r = -errno;
+	if (r < 0)
+		(void)unlinkat(dir_fd, tmp, 0);
+out:
+	if (f)
+		fclose(f);
+	free(text);
+	free(name);
+	free(tmp);
+	return r;
+}
+
+/* ------------------------------------------------------------ pins */
+
+int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state *st)
+{
+	char *name = share_file_name(base, ".ns");
+	struct stat s;
+	int fd;
+
+	if (!name)
+		return -ENOMEM;
+	fd = kn_pin_open(dir_fd, name, &s);
+	free(name);
+	if (fd < 0)
+		return fd;
+	if (s.st_dev != st->dev || s.st_ino != st->ino || s.st_uid != 0) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st, bool records)
+{
+	char *pin = share_file_name(base, ".ns"), *state = share_file_name(base, ".state");
+	int r = 0, k;
+
+	if (!pin || !state) {
+		free(pin);
+		free(state);
+		return -ENOMEM;
+	}
+	k = kn_unpin_ns(dir_fd, pin);
+	if (k < 0 && k != -ENOENT)
+		r = k;
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		/*
+		 * The walk follows no link below a directory others can write
+		 * (/tmp), and the parent must be root's, as the module made it
+		 * sure at open; the tree is removed without following links.
+		 */
+		int pfd = kn_open_dir(st->tmpdirs[i].parent, NULL);
+		struct stat ps;
+
+		if (pfd >= 0) {
+			k = fstat(pfd, &ps) < 0 ? -errno
+			    : ps.st_uid != 0	? -EPERM
+						: kn_remove_tree(pfd, st->tmpdirs[i].name);
+			close(pfd);
+		} else {
+			k = pfd;
+		}
+		if (k < 0 && k != -ENOENT && r == 0)
+			r = k;
+	}
+	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
+		r = -errno;
+	if (records) {
+		struct ns_share_state none = {0};
+
+		k = ns_share_sessions(dir_fd, base, NS_SHARE_SCAN_REMOVE_ALL, &none, NULL);
+		free(none.sessions);
+		if (k < 0 && r == 0)
+			r = k;
+	}
+	free(pin);
+	free(state);
+	return r;
+}
+
+char *ns_share_tmpdir_parent(const char *path, const char *name)
+{
+	size_t len = strlen(path), nlen = strlen(name);
+	char *parent;
+
+	/* "PARENT/NAME" with PARENT not empty; a name longer than the path is no part of it */
+	if (nlen == 0 || len < nlen + 2 || path[len - nlen - 1] != '/' ||
+	    strcmp(path + len - nlen, name) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	parent = strndup(path, len - nlen - 1);
+	if (!parent)
+		errno = ENOMEM;
+	return parent;
+}
+
+int share_state_from_session(struct ns_share_state *st, const char *user,
+			     const struct ns_session *sess, const struct stat *pin)
+{
+	struct stat root;
+
+	if (stat("/", &root) < 0)
+		return -errno;
+	st->dev = pin->st_dev;
+	st->ino = pin->st_ino;
+	st->root_dev = root.st_dev;
+	st->root_ino = root.st_ino;
+	st->user = strdup(user);
+	if (!st->user)
+		return -ENOMEM;
+	for (size_t i = 0; i < sess->n_polydirs; i++) {
+		if (!word_ok(sess->polydirs[i]))
+			return -EINVAL;
+		if (share_grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
+			return -ENOMEM;
+		st->polydirs[st->n_polydirs] = strdup(sess->polydirs[i]);
+		if (!st->polydirs[st->n_polydirs++])
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
+		const struct ns_tmpdir *t = &sess->tmpdirs[i];
+		struct ns_share_tmpdir d;
+
+		d.parent = ns_share_tmpdir_parent(t->path, t->name);
+		if (!d.parent)
+			return errno == ENOMEM ? -ENOMEM : -EINVAL;
+		d.name = strdup(t->name);
+		if (share_grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0) {
+			free(d.parent);
+			free(d.name);
+			return -ENOMEM;
+		}
+		st->tmpdirs[st->n_tmpdirs++] = d;
+		if (!d.parent || !d.name)
+			return -ENOMEM;
+		if (d.parent[0] != '/' || !word_ok(d.parent) || !word_ok(d.name))
+			return -EINVAL;
+	}
+	return 0;
+}
