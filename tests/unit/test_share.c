@@ -116,8 +116,8 @@ static int remove_dir(void **state)
 	struct dirent *de;
 
 	while (dir && (de = readdir(dir)))
-		if (de->d_name[0] != '.')
-			(void)unlinkat(d->fd, de->d_name, 0);
+		if (de->d_name[0] != '.' && unlinkat(d->fd, de->d_name, 0) < 0)
+			(void)unlinkat(d->fd, de->d_name, AT_REMOVEDIR); /* a user directory */
 	if (dir)
 		closedir(dir);
 	close(d->fd);
