@@ -435,8 +435,11 @@ static bool can_sandbox(void)
 
 static int by_line(const void *a, const void *b)
 {
-	return (*(const struct kt_test *const *)a)->line -
-	       (*(const struct kt_test *const *)b)->line;
+	const struct kt_test *x = *(const struct kt_test *const *)a;
+	const struct kt_test *y = *(const struct kt_test *const *)b;
+	int by_file = strcmp(x->file, y->file);
+
+	return by_file ? by_file : x->line - y->line;
 }
 
 /*

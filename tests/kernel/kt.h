@@ -26,14 +26,15 @@ struct kt_test {
 	const char *name;
 	void (*fn)(void);
 	unsigned timeout_s; /* 0: the default */
-	int line;	    /* tests run in the order they are written */
+	const char *file;   /* tests run in the order they are written: */
+	int line;	    /* by file, then by line */
 };
 
 #define KT_TEST_TIMEOUT(n, secs)                                                                   \
 	static void n(void);                                                                       \
-	static const struct kt_test kt_desc_##n                                                    \
-		__attribute__((used, section("kt_tests"), aligned(sizeof(void *)))) = {            \
-			.name = #n, .fn = n, .timeout_s = (secs), .line = __LINE__};               \
+	static const struct kt_test kt_desc_##n __attribute__((used, section("kt_tests"),          \
+							       aligned(sizeof(void *)))) = {       \
+		.name = #n, .fn = n, .timeout_s = (secs), .file = __FILE__, .line = __LINE__};     \
 	static void n(void)
 #define KT_TEST(n) KT_TEST_TIMEOUT(n, 0)
 
