@@ -22,58 +22,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 sandbox_enter "$@"
 
 module_is_linux_pam && skip "share_namespace is this module's; Linux-PAM's has none"
-PIN=/run/pam_namespace
 alice=2001
 
 sandbox_pam_args share_namespace debug
 sandbox_conf '/tmp tmpfs tmpfs root'
 
-sig=$SB_OUT/sig
-mkdir -p "$sig"
-chmod 0777 "$sig"
-
-# hold NAME CLIENT USER CMD: open a session in the background; it runs CMD,
-# writes $sig/NAME.up, and stays open until $sig/NAME.go exists.
-hold() {
-	local name=$1 client=$2 user=$3 cmd=$4
-	local body="$cmd; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
-	rm -f "$sig/$name".*
-	case $client in
-	su) sandbox_su "$user" "$body" >"$SB_OUT/$name.out" 2>&1 & ;;
-	driver) sandbox_driver ns-driver "$user" -- /bin/sh -c "$body" >"$SB_OUT/$name.out" 2>&1 & ;;
-	esac
-	printf -v "pid_$name" '%s' "$!"
-	sandbox_wait_for "$sig/$name.up"
-}
-
-# release NAME: let the held session close, and wait for its client.
-release() {
-	local var="pid_$1"
-	: >"$sig/$1.go"
-	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
-}
-
-# kill_session NAME: SIGKILL the held session's PAM client, then its command:
-# pam_close_session never runs.
-kill_session() {
-	local var="pid_$1" body client
-	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
-	# the PAM client is the command's parent (valgrind's process under --setup valgrind)
-	client=$(ps -o ppid= -p "$body" | tr -d ' ')
-	kill -KILL "$client" || fail "cannot kill session $1's client $client"
-	kill -KILL "$body" 2>/dev/null || true
-	wait "${!var}" 2>/dev/null || true
-	# Under --setup valgrind, the log of a client killed on purpose ends
-	# without a summary and says nothing: it goes (its name ends in the pid).
-	if [[ -n "${NS_DRIVER_VALGRIND:-}" ]]; then
-		rm -f "$NS_DRIVER_VALGRIND"/vg.*."$client"
-	fi
-}
-
-# pins UID: how many namespaces of UID are pinned.
-pins() {
-	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
-}
+# shellcheck source=../lib/held.sh
+. "$here/../lib/held.sh"
 
 sb_note "two concurrent su sessions of alice share /tmp and its mounts"
 hold a1 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/a1.ns; echo first >/tmp/from-a1; mkdir /tmp/sub'
@@ -119,7 +74,7 @@ assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the las
 [[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
 
 sb_note "a driver session and a su session share too; the first to close leaves the other in place"
-hold d1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d1.ns; echo d1 >/tmp/x'
+hold d1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d1.ns; echo d1 >/tmp/x'
 hold d2 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/d2.ns'
 assert_eq "$(cat "$SB_OUT/d1.ns")" "$(cat "$SB_OUT/d2.ns")" "driver and su sessions"
 release d1
@@ -165,10 +120,10 @@ sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "unmnt_remnt: sessions with another original user have another key"
 sandbox_pam_args share_namespace unmnt_remnt debug
-hold u1 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u1.ns'
+hold u1 ns-driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u1.ns'
 out=$(sandbox_driver --ruser alice ns-driver bob -- readlink /proc/self/ns/mnt)
 assert_ne "$(cat "$SB_OUT/u1.ns")" "$out" "bob's session for alice is not bob's own"
-hold u2 driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u2.ns'
+hold u2 ns-driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/u2.ns'
 assert_eq "$(cat "$SB_OUT/u1.ns")" "$(cat "$SB_OUT/u2.ns")" "bob's own sessions share"
 release u1
 release u2
@@ -177,21 +132,21 @@ sandbox_pam_args share_namespace debug
 
 sb_note "a session opened from inside another one (su within a session) is not pinned"
 sandbox_log_clear
-hold n1 driver alice "$NS_DRIVER ns-driver bob -- readlink /proc/self/ns/mnt >$SB_OUT/n1.bob"
+hold n1 ns-driver alice "$NS_DRIVER ns-driver bob -- readlink /proc/self/ns/mnt >$SB_OUT/n1.bob"
 assert_ne "$(readlink "/proc/$(pgrep -n -f n1.go)/ns/mnt")" "$(cat "$SB_OUT/n1.bob")" "bob's session inside alice's"
 assert_eq 0 "$(pins 2002)" "no pin of bob's made from alice's namespace"
 assert_log_contains "share_namespace: the process is not in the init process's mount namespace"
 release n1
 
 sb_note "a changed namespace.conf gives a new namespace; the running session keeps its own"
-hold c1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
+hold c1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns'
 sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
 out=$("$NS_CHECK" --user alice --share-namespace)
 assert_contains "$out" "a session of alice would build and pin a namespace" "--share-namespace after the change"
 assert_contains "$out" "alice has 1 other pinned namespace" "--share-namespace after the change"
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
 assert_ne "$(cat "$SB_OUT/c1.ns")" "$out" "the session after the change"
-hold c2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
+hold c2 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
 assert_eq 2 "$(pins "$alice")" "one pin per key"
 release c1
 release c2
@@ -201,8 +156,8 @@ sandbox_conf '/tmp tmpfs tmpfs root'
 sb_note "tmpdir instances, the instance parent in /srv: they stay while a session uses them and go with the last"
 sandbox_conf '/tmp /srv/tmp-inst/ tmpdir root'
 sandbox_inst_parent /srv/tmp-inst
-hold t1 driver alice 'echo t >/tmp/t'
-hold t2 driver alice 'cat /tmp/t >'"$SB_OUT"'/t2.seen'
+hold t1 ns-driver alice 'echo t >/tmp/t'
+hold t2 ns-driver alice 'cat /tmp/t >'"$SB_OUT"'/t2.seen'
 assert_eq t "$(cat "$SB_OUT/t2.seen")" "the second tmpdir session sees the first's file"
 assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "one tmpdir instance for both"
 release t1
@@ -213,8 +168,8 @@ assert_eq 0 "$(grep -c " $PIN/" /proc/self/mountinfo)" "pin mounts after the las
 sb_note "the same with the instance parent in the real /tmp, which others can write"
 sandbox_conf '/tmp /tmp/tmp-inst/ tmpdir root'
 sandbox_inst_parent /tmp/tmp-inst
-hold t3 driver alice 'echo t >/tmp/t'
-hold t4 driver alice 'cat /tmp/t >'"$SB_OUT"'/t4.seen'
+hold t3 ns-driver alice 'echo t >/tmp/t'
+hold t4 ns-driver alice 'cat /tmp/t >'"$SB_OUT"'/t4.seen'
 assert_eq t "$(cat "$SB_OUT/t4.seen")" "the second session sees the first's file"
 release t3
 assert_eq 1 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instance after the first close"
@@ -223,8 +178,8 @@ assert_eq 0 "$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the instanc
 sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "a SIGKILLed session does not lock alice out"
-hold k1 driver alice 'echo k1 >/tmp/from-k1'
-kill_session k1
+hold k1 ns-driver alice 'echo k1 >/tmp/from-k1'
+kill_held k1
 sandbox_log_clear
 out=$(sandbox_su alice 'ls /tmp; echo fine')
 assert_contains "$out" fine "alice's login after a killed session"
@@ -234,19 +189,19 @@ assert_log_contains "dropped 1 session gone"
 assert_eq 0 "$(pins "$alice")" "no pin once that login closed"
 
 sb_note "a pin file left without its state (a session killed while pinning) is replaced"
-hold o1 driver alice 'true'
+hold o1 ns-driver alice 'true'
 key=$(find "$PIN/$alice" -name '*.state' -printf '%f\n' | sed 's/\.state$//')
 release o1
 : >"$PIN/$alice/$key.ns"
-hold o2 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/o2.ns'
+hold o2 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/o2.ns'
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt')
 release o2
 assert_eq "$(cat "$SB_OUT/o2.ns")" "$out" "sessions after an orphaned pin file"
 assert_eq 0 "$(pins "$alice")" "no pin after they closed"
 
 sb_note "pam_namespace_check shows a killed session as stale and drops its pin"
-hold k2 driver alice 'true'
-kill_session k2
+hold k2 ns-driver alice 'true'
+kill_held k2
 out=$("$NS_CHECK" --shared)
 assert_contains "$out" "0 sessions open, 1 stale" "--shared after a kill"
 out=$("$NS_CHECK" --drop alice)
@@ -259,7 +214,7 @@ assert_eq "no pinned namespace" "$("$NS_CHECK" --shared)" "--shared after --drop
 refused() {
 	local what=$1 log=$2
 	sandbox_log_clear
-	hold r1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/r1.ns'
+	hold r1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/r1.ns'
 	out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; echo works')
 	release r1
 	assert_contains "$out" works "$what: alice's session"
@@ -287,7 +242,7 @@ refused "alice's directory owned by alice" "opening the user's directory in $PIN
 rm -rf "${PIN:?}/$alice"
 
 sb_note "a pin replaced by another namespace, or a planted file, is refused"
-hold p1 driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/p1.ns'
+hold p1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/p1.ns'
 pin=$(find "$PIN/$alice" -name '*.ns')
 unshare --mount sleep 60 &
 other=$!

@@ -48,23 +48,17 @@ sandbox_enter "$@"
 module_is_linux_pam && skip "share_namespace is this module's; Linux-PAM's has none"
 [[ -x "${NS_CHECK:-}" ]] || fail "no pam_namespace_check (set NS_CHECK)"
 sb_have_pidns || skip "share_namespace pins only from process 1's namespace: the sandbox needs a PID namespace"
-PIN=/run/pam_namespace
 alice=2001
 
 sandbox_pam_args share_namespace debug
 sandbox_conf '/tmp tmpfs tmpfs root'
-sig=$SB_OUT/sig
-mkdir -p "$sig"
-chmod 0777 "$sig"
+# shellcheck source=../lib/held.sh
+. "$here/../lib/held.sh"
 # alice knows her own password: su to herself needs none here.
 for f in su su-l; do
 	sed -i '1i auth     sufficient pam_succeed_if.so quiet user = alice ruser = alice' \
 		"$SB_DIR/etc/pam.d/$f"
 done
-
-as_alice() {
-	setpriv --reuid=alice --regid=alice --init-groups -- "$@"
-}
 
 # The sanitizer run's preload for su (sandbox.sh's sandbox_su says why).
 # shellcheck disable=SC2206 # NS_SU_ENV is a list of words
@@ -94,47 +88,6 @@ alice_kill() {
 	else
 		as_alice kill "$@"
 	fi
-}
-
-# hold NAME SERVICE USER CMD: a driver session running CMD, open until $sig/NAME.go.
-hold() {
-	local body="$4; : >$sig/$1.up; while [ ! -e $sig/$1.go ]; do sleep 0.05; done"
-	rm -f "$sig/$1".*
-	sandbox_driver "$2" "$3" -- /bin/sh -c "$body" >"$SB_OUT/$1.out" 2>&1 &
-	printf -v "pid_$1" '%s' "$!"
-	sandbox_wait_for "$sig/$1.up"
-}
-
-release() {
-	local var="pid_$1"
-	: >"$sig/$1.go"
-	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
-}
-
-pins() {
-	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
-}
-
-records() {
-	find "$PIN/$1" -maxdepth 1 -name '*@*' 2>/dev/null | wc -l
-}
-
-# kill_held NAME: SIGKILL a held session's PAM client, then its command.
-kill_held() {
-	local var="pid_$1" body client
-	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
-	client=$(ps -o ppid= -p "$body" | tr -d ' ')
-	kill -KILL "$client" "$body"
-	wait "${!var}" 2>/dev/null || true
-	# Under --setup valgrind the client is valgrind's process, whose log
-	# ends without a summary when killed on purpose: it goes.
-	if [[ -n "${NS_DRIVER_VALGRIND:-}" ]]; then
-		rm -f "$NS_DRIVER_VALGRIND"/vg.*."$client"
-	fi
-}
-
-now_ms() {
-	echo $(($(date +%s%N) / 1000000))
 }
 
 # A fresh /run/pam_namespace, as at boot before anyone logged in.

@@ -27,46 +27,15 @@ sandbox_enter "$@"
 
 module_is_linux_pam && skip "share_namespace is this module's; Linux-PAM's has none"
 [[ -x "${NS_CHECK:-}" ]] || fail "no pam_namespace_check (set NS_CHECK)"
-PIN=/run/pam_namespace
 alice=2001
 
 sandbox_pam_args share_namespace debug
 sandbox_conf '/tmp tmpfs tmpfs root'
-sig=$SB_OUT/sig
-mkdir -p "$sig"
-chmod 0777 "$sig"
-
-# as_alice CMD...: CMD with alice's real and effective ids, no capability.
-as_alice() {
-	setpriv --reuid=alice --regid=alice --init-groups -- "$@"
-}
-
-# hold NAME USER CMD: a driver session running CMD, open until $sig/NAME.go.
-hold() {
-	local body="$3; : >$sig/$1.up; while [ ! -e $sig/$1.go ]; do sleep 0.05; done"
-	rm -f "$sig/$1".*
-	sandbox_driver ns-driver "$2" -- /bin/sh -c "$body" >"$SB_OUT/$1.out" 2>&1 &
-	printf -v "pid_$1" '%s' "$!"
-	sandbox_wait_for "$sig/$1.up"
-}
-
-release() {
-	local var="pid_$1"
-	: >"$sig/$1.go"
-	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
-}
-
-pins() {
-	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
-}
-
-# now_ms: monotonic enough for a bound of seconds.
-now_ms() {
-	echo $(($(date +%s%N) / 1000000))
-}
+# shellcheck source=../lib/held.sh
+. "$here/../lib/held.sh"
 
 sb_note "hostile mount sources and mount points in alice's shared namespace"
-hold h1 alice 'true'
+hold h1 ns-driver alice 'true'
 session=$(pgrep -n -f "h1.go")
 # A source that closes the JSON string and opens keys of its own, with a
 # backslash, a tab, a newline, a byte that is not UTF-8 and a real é.
@@ -136,7 +105,7 @@ exit 0
 EOF
 chmod 0755 /etc/security/namespace.init
 # A pin for --drop to find: a session under another configuration (key).
-hold s1 alice 'true'
+hold s1 ns-driver alice 'true'
 sandbox_conf '/tmp tmpfs tmpfs:mntopts=size=2m root'
 : >"$sig/init.hold"
 if [[ -n "${NS_ASAN_RT:-}" ]]; then
@@ -195,7 +164,7 @@ done
 
 sb_note "a user named \"2001\": --drop 2001 means uid 2001"
 printf '2001:x:2004:2004::/home/carol:/bin/sh\n' >>"$SB_DIR/etc/passwd"
-hold n1 alice 'echo $$ >'"$sig"'/n1.pid'
+hold n1 ns-driver alice 'echo $$ >'"$sig"'/n1.pid'
 # SIGKILL the session's PAM client (valgrind's process under --setup
 # valgrind, whose log then ends without a summary and goes), then its command
 body=$(cat "$sig/n1.pid")
@@ -216,7 +185,7 @@ assert_eq 1 "$rc" "--drop 4294967295: $out"
 assert_contains "$out" "not a uid" "--drop 4294967295"
 
 sb_note "the share commands run by alice: refused, saying why"
-hold r1 alice 'true'
+hold r1 ns-driver alice 'true'
 for cmd in "--shared" "--shared --json" "--drop alice" "--drop alice --force" "--enter alice -- true"; do
 	rc=0
 	# shellcheck disable=SC2086 # the command's words

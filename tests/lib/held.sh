@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Sessions held open in the background, for the share_namespace tests
+# (tests/integration/test_share*.sh). Sourced after sandbox.sh's
+# sandbox_enter, inside the sandbox:
+#
+#   hold NAME CLIENT USER CMD   open a session of USER that runs CMD, writes
+#                               $sig/NAME.up and stays open until
+#                               $sig/NAME.go exists; CLIENT is su, or the
+#                               PAM service pam_driver opens
+#   release NAME                let it close; fail unless its client ends 0
+#   kill_held NAME              SIGKILL its PAM client, then its command:
+#                               pam_close_session never runs
+#   pins UID, records UID       how many namespaces of UID are pinned, how
+#                               many session records it has
+#   as_alice CMD...             CMD with alice's ids, no capability
+#   now_ms                      milliseconds, monotonic enough for bounds
+#                               of seconds
+
+PIN=/run/pam_namespace
+sig=$SB_OUT/sig
+mkdir -p "$sig"
+chmod 0777 "$sig"
+
+hold() {
+	local name=$1 client=$2 user=$3
+	local body="$4; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
+	rm -f "$sig/$name".*
+	if [[ $client == su ]]; then
+		sandbox_su "$user" "$body" >"$SB_OUT/$name.out" 2>&1 &
+	else
+		sandbox_driver "$client" "$user" -- /bin/sh -c "$body" >"$SB_OUT/$name.out" 2>&1 &
+	fi
+	printf -v "pid_$name" '%s' "$!"
+	sandbox_wait_for "$sig/$name.up"
+}
+
+release() {
+	local var="pid_$1"
+	: >"$sig/$1.go"
+	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
+}
+
+kill_held() {
+	local var="pid_$1" body client
+	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
+	# The PAM client is the command's parent (valgrind's process under
+	# meson's --setup valgrind).
+	client=$(ps -o ppid= -p "$body" | tr -d ' ')
+	kill -KILL "$client" || fail "cannot kill session $1's client $client"
+	kill -KILL "$body" 2>/dev/null || true
+	wait "${!var}" 2>/dev/null || true
+	# Under --setup valgrind the log of a client killed on purpose ends
+	# without a summary: it goes (its name ends in the pid).
+	if [[ -n "${NS_DRIVER_VALGRIND:-}" ]]; then
+		rm -f "$NS_DRIVER_VALGRIND"/vg.*."$client"
+	fi
+}
+
+pins() {
+	find "$PIN/$1" -maxdepth 1 -name '*.ns' 2>/dev/null | wc -l
+}
+
+records() {
+	find "$PIN/$1" -maxdepth 1 -name '*@*' 2>/dev/null | wc -l
+}
+
+as_alice() {
+	setpriv --reuid=alice --regid=alice --init-groups -- "$@"
+}
+
+now_ms() {
+	echo $(($(date +%s%N) / 1000000))
+}
