@@ -26,6 +26,7 @@
 #include "once.h"
 #include "plan.h"
 #include "selinux.h"
+#include "session-setup.h"
 #include "share.h"
 
 #define NS_DATA_SESSION "pam_namespace:session"
@@ -188,17 +189,6 @@ static int lookup_in_group(void *userdata, const char *group, const char *user, 
 		r = ns_group_has_user(&gr, user, user_gid);
 	free(heap);
 	return r;
-}
-
-static const char *first_existing(const char *a, const char *b)
-{
-	struct stat st;
-
-	if (a && lstat(a, &st) == 0)
-		return a;
-	if (b && lstat(b, &st) == 0)
-		return b;
-	return NULL;
 }
 
 enum want {
@@ -454,7 +444,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	const char *user = NULL;
 	const void *data = NULL;
 	char share_key[33] = "";
-	char *context = NULL, *main_file = NULL, *conf_d = NULL, *init = NULL;
+	struct ns_setup setup = {0};
+	char *context = NULL;
 	mode_t mask;
 	int r, ret;
 
@@ -502,25 +493,11 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		goto out;
 	}
 
-	if (args.config_dir) {
-		if (asprintf(&main_file, "%s/namespace.conf", args.config_dir) < 0)
-			main_file = NULL;
-		if (asprintf(&conf_d, "%s/namespace.d", args.config_dir) < 0)
-			conf_d = NULL;
-		if (asprintf(&init, "%s/namespace.init", args.config_dir) < 0)
-			init = NULL;
-		if (!main_file || !conf_d || !init) {
-			ret = PAM_SYSTEM_ERR;
-			goto out;
-		}
+	if (ns_setup_paths(&setup, &args) < 0) {
+		ret = PAM_SYSTEM_ERR;
+		goto out;
 	}
-	struct ns_config_paths paths = {
-		.main_file = main_file,
-		.conf_d = conf_d,
-		.no_vendor = args.config_dir != NULL,
-	};
-	r = ns_config_load(&cfg, &paths, args.ignore_config_error ? NS_CONFIG_IGNORE_ERRORS : 0,
-			   &diag);
+	r = ns_config_load(&cfg, &setup.paths, setup.config_flags, &diag);
 	if (r < 0) {
 		ret = pam_code(r);
 		goto out;
@@ -547,16 +524,10 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		mask = umask(0);
 		umask(mask);
 	}
-	struct ns_plan_opts popts = {
-		.flags = (args.gen_hash ? NS_PLAN_GEN_HASH : 0) |
-			 (args.ignore_config_error ? NS_PLAN_IGNORE_ERRORS : 0),
-		.umask = mask,
-	};
+	struct ns_plan_opts popts = setup.plan_opts;
+	popts.umask = mask;
 	if (config_wants(&cfg, WANT_DEFAULT_SCRIPT))
-		popts.init_script = args.config_dir
-					    ? first_existing(init, NULL)
-					    : first_existing(NS_SYSCONF_DIR "/namespace.init",
-							     NS_VENDOR_DIR "/namespace.init");
+		popts.init_script = ns_setup_default_script(&setup);
 	r = ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag);
 	if (r < 0) {
 		ret = pam_code(r);
@@ -665,9 +636,7 @@ out:
 	undo_list_free(&undo);
 	ns_config_free(&cfg);
 	free(context);
-	free(main_file);
-	free(conf_d);
-	free(init);
+	ns_setup_free(&setup);
 	free(pw_heap);
 	return ret;
 }

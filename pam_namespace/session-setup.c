@@ -25,7 +25,7 @@ static char *join(const char *dir, const char *name)
 	return asprintf(&s, "%s/%s", dir, name) < 0 ? NULL : s;
 }
 
-int ns_setup_init(struct ns_setup *s, const struct ns_args *args, mode_t umask)
+int ns_setup_paths(struct ns_setup *s, const struct ns_args *args)
 {
 	struct ns_setup n = {0};
 
@@ -40,16 +40,30 @@ int ns_setup_init(struct ns_setup *s, const struct ns_args *args, mode_t umask)
 		n.paths.main_file = n.main_file;
 		n.paths.conf_d = n.conf_d;
 		n.paths.no_vendor = true;
-		n.plan_opts.init_script = first_existing(n.init_script, NULL);
-	} else {
-		n.plan_opts.init_script = first_existing(NS_SYSCONF_DIR "/namespace.init",
-							 NS_VENDOR_DIR "/namespace.init");
 	}
 	n.config_flags = args->ignore_config_error ? NS_CONFIG_IGNORE_ERRORS : 0;
 	n.plan_opts.flags = (args->gen_hash ? NS_PLAN_GEN_HASH : 0) |
 			    (args->ignore_config_error ? NS_PLAN_IGNORE_ERRORS : 0);
-	n.plan_opts.umask = umask;
 	*s = n;
+	return 0;
+}
+
+const char *ns_setup_default_script(const struct ns_setup *s)
+{
+	/* config_dir=DIR: DIR's script alone */
+	if (s->init_script)
+		return first_existing(s->init_script, NULL);
+	return first_existing(NS_SYSCONF_DIR "/namespace.init", NS_VENDOR_DIR "/namespace.init");
+}
+
+int ns_setup_init(struct ns_setup *s, const struct ns_args *args, mode_t umask)
+{
+	int r = ns_setup_paths(s, args);
+
+	if (r < 0)
+		return r;
+	s->plan_opts.init_script = ns_setup_default_script(s);
+	s->plan_opts.umask = umask;
 	return 0;
 }
 

@@ -29,10 +29,22 @@ struct ns_setup {
  * Fill s from args and the process umask. config_dir=DIR means
  * DIR/namespace.conf, DIR/namespace.d and DIR/namespace.init with no vendor
  * fallback; otherwise the system files, then the vendor's. The default init
- * script is the first of those that exists (lstat: a dangling link counts,
- * the module then finds it missing). Returns 0 or -ENOMEM; s is filled only
- * on success.
+ * script is ns_setup_default_script's. Returns 0 or -ENOMEM; s is filled
+ * only on success.
  */
 int ns_setup_init(struct ns_setup *s, const struct ns_args *args, mode_t umask);
+
+/*
+ * The same without the two things that cost a session system calls: the
+ * umask is 0 and there is no default init script. The module fills them
+ * in only when a line of the configuration uses them.
+ */
+int ns_setup_paths(struct ns_setup *s, const struct ns_args *args);
+
+/*
+ * The default init script: the first of the candidates that exists (lstat:
+ * a dangling link counts, the session then finds it missing), or NULL.
+ */
+const char *ns_setup_default_script(const struct ns_setup *s);
 
 void ns_setup_free(struct ns_setup *s);
