@@ -18,12 +18,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
 . "$here/../lib/sandbox.sh"
 
-[[ -x "${NS_SSHD:-}" ]] || NS_SSHD=/usr/sbin/sshd
-export NS_SSHD
+# shellcheck source=../lib/sshd.sh
+. "$here/../lib/sshd.sh"
 HAVE_SSH=1
-for prog in "$NS_SSHD" ssh ssh-keygen sshpass openssl ip; do
-	command -v "$prog" >/dev/null || HAVE_SSH=
-done
+[[ -z "$(sshd_missing)" ]] || HAVE_SSH=
 # Debian's sshd stack, from the openssh-server package tests/run unpacks.
 SSHD_PAM=$(dirname "$(dirname "$(dirname "$NS_SSHD")")")/etc/pam.d/sshd
 [[ -f "$SSHD_PAM" ]] || SSHD_PAM=/etc/pam.d/sshd
@@ -104,62 +102,15 @@ expect_once() {
 
 # ---------------------------------------------------------------- sshd
 
-SSH_DIR=$SB_DIR/ssh
-PASSWORD=Ns-test-pw-$RANDOM$RANDOM
-SSHD_PID=
-SSH_OPTS=(-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-	-o GlobalKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=10
-	-o PreferredAuthentications=password -o PubkeyAuthentication=no)
-
-sshd_stop() {
-	if [[ -n "$SSHD_PID" ]]; then
-		kill "$SSHD_PID" 2>/dev/null || true
-		wait "$SSHD_PID" 2>/dev/null || true
-		SSHD_PID=
-	fi
-}
 trap 'rc=$?; sshd_stop; (exit $rc); sb_cleanup' EXIT
 
-start_sshd() {
-	local i hash new
-	getent passwd sshd >/dev/null ||
-		printf 'sshd:x:2099:65534::/run/sshd:/usr/sbin/nologin\n' >>"$SB_DIR/etc/passwd"
-	hash=$(openssl passwd -6 -stdin <<<"$PASSWORD")
-	new=$(awk -F: -v OFS=: -v h="$hash" '$1 == "alice" { $2 = h } 1' /etc/shadow)
-	printf '%s\n' "$new" >/etc/shadow
-	ip link set lo up
-	install -d -m 0755 "$SSH_DIR" /run/sshd
-	ssh-keygen -q -t ed25519 -N '' -f "$SSH_DIR/host_ed25519" </dev/null
-	cat >"$SSH_DIR/sshd_config" <<EOF
-ListenAddress 127.0.0.1:22
-HostKey $SSH_DIR/host_ed25519
-PidFile $SSH_DIR/sshd.pid
-UsePAM yes
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-PrintMotd no
-PrintLastLog no
-UseDNS no
-EOF
-	# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
-	env ${NS_SU_ENV:-} "$NS_SSHD" -D -e -f "$SSH_DIR/sshd_config" </dev/null \
-		>"$SSH_DIR/sshd.log" 2>&1 &
-	SSHD_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && return 0
-		kill -0 "$SSHD_PID" 2>/dev/null || fail "sshd exited: $(cat "$SSH_DIR/sshd.log")"
-		sleep 0.05
-	done
-	fail "sshd does not listen on 127.0.0.1:22"
-}
-
 ssh_alice() {
-	timeout -k 5 "$SB_TIMEOUT" sshpass -p "$PASSWORD" ssh "${SSH_OPTS[@]}" \
-		alice@127.0.0.1 "$1" </dev/null 2>&1
+	ssh_password alice "$1"
 }
 
 if [[ -n "$HAVE_SSH" && -n "${NS_ONCE_NETNS:-}" ]]; then
-	start_sshd
+	sshd_set_passwords alice
+	sshd_start
 else
 	sb_note "no sshd here (openssh-server, sshpass, a network namespace): the sshd logins are skipped"
 	HAVE_SSH=

@@ -13,12 +13,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=private_tmp.sh
 . "$here/private_tmp.sh"
 
-# sshd as tests/run unpacks it into the build tree, else the system's.
-[[ -x "${NS_SSHD:-}" ]] || NS_SSHD=/usr/sbin/sshd
-export NS_SSHD
-for prog in "$NS_SSHD" ssh ssh-keygen sshpass openssl ip; do
-	command -v "$prog" >/dev/null || skip "$prog is not installed (openssh-server, openssh-client, sshpass, openssl, iproute2)"
-done
+# shellcheck source=../lib/sshd.sh
+. "$here/../lib/sshd.sh"
+missing=$(sshd_missing)
+[[ -z "$missing" ]] || skip "$missing"
 
 # A network namespace first, then the sandbox inside it.
 if [[ -z "${SB_INSIDE:-}" && -z "${NS_SSHD_NETNS:-}" ]]; then
@@ -28,25 +26,6 @@ if [[ -z "${SB_INSIDE:-}" && -z "${NS_SSHD_NETNS:-}" ]]; then
 	exec unshare --net bash "$0" "$@"
 fi
 sandbox_enter "$@"
-SSHD=$NS_SSHD # the sandbox's copy
-# sshd's privilege separation user, which openssh-server's installation
-# adds to the host; the sandbox's copy of passwd gets one if it is missing.
-getent passwd sshd >/dev/null ||
-	printf 'sshd:x:2099:65534::/run/sshd:/usr/sbin/nologin\n' >>"$SB_DIR/etc/passwd"
-ip link set lo up
-
-SSH_DIR=$SB_DIR/ssh
-SSH_TIMEOUT=30
-PASSWORD=Ns-test-pw-$RANDOM$RANDOM
-SSHD_PID=
-
-sshd_stop() {
-	if [[ -n "$SSHD_PID" ]]; then
-		kill "$SSHD_PID" 2>/dev/null || true
-		wait "$SSHD_PID" 2>/dev/null || true
-		SSHD_PID=
-	fi
-}
 
 # Stop sshd, show its log when the test failed, then the sandbox's cleanup.
 sshd_cleanup() {
@@ -61,16 +40,6 @@ sshd_cleanup() {
 }
 trap sshd_cleanup EXIT
 
-# Real password hashes for our users and root (whose login shows the real
-# /tmp), written into the sandbox's copy of shadow in place: it is
-# bind-mounted over /etc/shadow, so it cannot be replaced by a rename.
-set_passwords() {
-	local hash new
-	hash=$(openssl passwd -6 -stdin <<<"$PASSWORD")
-	new=$(awk -F: -v OFS=: -v h="$hash" '$1 ~ /^(root|alice|bob|carol)$/ { $2 = h } 1' /etc/shadow)
-	printf '%s\n' "$new" >/etc/shadow
-}
-
 # The sshd service: password checked by pam_unix, the module last.
 write_pam_sshd() {
 	cat >/etc/pam.d/sshd <<EOF
@@ -82,53 +51,6 @@ EOF
 	chmod 0644 /etc/pam.d/sshd
 }
 
-start_sshd() {
-	local i
-	install -d -m 0755 "$SSH_DIR" /run/sshd
-	ssh-keygen -q -t ed25519 -N '' -f "$SSH_DIR/host_ed25519" </dev/null
-	cat >"$SSH_DIR/sshd_config" <<EOF
-ListenAddress 127.0.0.1:22
-HostKey $SSH_DIR/host_ed25519
-PidFile $SSH_DIR/sshd.pid
-UsePAM yes
-PasswordAuthentication yes
-KbdInteractiveAuthentication no
-PubkeyAuthentication yes
-AuthorizedKeysFile .ssh/authorized_keys
-StrictModes yes
-PermitRootLogin yes
-PrintMotd no
-PrintLastLog no
-UseDNS no
-LogLevel VERBOSE
-EOF
-	"$SSHD" -t -f "$SSH_DIR/sshd_config" || fail "sshd -t rejects the test's configuration"
-	# sshd loads the module: in the sanitizer run it takes NS_SU_ENV as su
-	# does (the ASan runtime first, no leak checks in a program not ours).
-	# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
-	env ${NS_SU_ENV:-} "$SSHD" -D -e -f "$SSH_DIR/sshd_config" </dev/null >"$SSH_DIR/sshd.log" 2>&1 &
-	SSHD_PID=$!
-	for ((i = 0; i < 100; i++)); do
-		if (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null; then
-			return 0
-		fi
-		kill -0 "$SSHD_PID" 2>/dev/null || fail "sshd exited: $(cat "$SSH_DIR/sshd.log")"
-		sleep 0.05
-	done
-	fail "sshd does not listen on 127.0.0.1:22"
-}
-
-SSH_OPTS=(-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null
-	-o GlobalKnownHostsFile=/dev/null -o LogLevel=ERROR -o ConnectTimeout=10
-	-o ServerAliveInterval=5 -o ServerAliveCountMax=2)
-
-# ssh_password USER CMD: a password login (sshpass types the password).
-ssh_password() {
-	timeout -k 5 "$SSH_TIMEOUT" sshpass -p "$PASSWORD" ssh "${SSH_OPTS[@]}" \
-		-o PreferredAuthentications=password -o PubkeyAuthentication=no \
-		"$1@127.0.0.1" "$2" </dev/null 2>&1
-}
-
 # ssh_key USER CMD: a public key login, with no password to fall back to.
 ssh_key() {
 	timeout -k 5 "$SSH_TIMEOUT" ssh "${SSH_OPTS[@]}" -o BatchMode=yes \
@@ -136,9 +58,10 @@ ssh_key() {
 		-i "$SSH_DIR/client_ed25519" "$1@127.0.0.1" "$2" </dev/null 2>&1
 }
 
-set_passwords
+sshd_set_passwords "root|alice|bob|carol"
 write_pam_sshd
-start_sshd
+sshd_start "PubkeyAuthentication yes" "AuthorizedKeysFile .ssh/authorized_keys" \
+	"StrictModes yes" "PermitRootLogin yes" "LogLevel VERBOSE"
 
 sb_note "a wrong password is refused"
 rc=0
