@@ -15,7 +15,8 @@ SB_OUT = SB_DIR + "/out"
 SB_LOG = SB_DIR + "/syslog"
 PIN_DIR = "/run/pam_namespace"
 USER, UID = "alice", 2001
-TIMEOUT = 30
+# Seconds a session may take (the VM's, traced with stacks under TCG, take longer).
+TIMEOUT = int(os.environ.get("NS_FAULTS_TIMEOUT", "30"))
 
 # The error each call fails with: one it can really return.
 ERRORS = {}
@@ -245,6 +246,9 @@ class Worker:
         self.held = None
         self.held_ns = None
         self.never = NEVER | (ALLOCATOR if os.environ.get("NS_ASAN_RT") else set())
+        # --frame: only the points whose failed call has this in a frame of
+        # its stack (and, with two faults, whose second has).
+        self.frame = None
 
     # -- scenario set-up and reset
 
@@ -402,6 +406,7 @@ class Worker:
                 # such a call is the module's when the next one is.
                 lost = any("unexpected_backtracing_error" in s for s in stack)
                 seen.append((dict(phase=phase, name=name, n=counts[name],
+                                  frame=bool(self.frame) and any(self.frame in s for s in stack),
                                   injected="(INJECTED)" in line, text=line[:160]), mod, lost))
         calls = [c for k, (c, mod, lost) in enumerate(seen)
                  if mod or (lost and k + 1 < len(seen) and seen[k + 1][1])]
@@ -414,7 +419,8 @@ class Worker:
         for c in calls:
             if c["name"] in self.never:
                 continue
-            pts.append(dict(phase=c["phase"], faults=[(c["name"], c["n"])], text=c["text"]))
+            pts.append(dict(phase=c["phase"], faults=[(c["name"], c["n"])], text=c["text"],
+                            frame=c["frame"]))
         return pts, set(c["name"] for c in calls)
 
     def double_points(self, singles):
@@ -445,7 +451,8 @@ class Worker:
                 if c["injected"]:
                     after = True
                     continue
-                if after and c["phase"] == f1["phase"] and c["name"] not in self.never:
+                if after and c["phase"] == f1["phase"] and c["name"] not in self.never and \
+                        (c["frame"] or not self.frame):
                     out.append(dict(phase="rollback" if f1["phase"] == "open" else "close-fail",
                                     faults=f1["faults"] + [(c["name"], c["n"])], text=c["text"]))
         return out

@@ -19,7 +19,11 @@ A worker (--worker I/N, inside its sandbox) does, for each scenario:
   run        each point: strace makes that one call fail; then the
              invariants below are checked;
   double     two faults: the first sends the open onto its rollback
-             path, the second fails each call of that rollback in turn.
+             path, the second fails each call of that rollback in turn;
+             and a first that fails a step of the close (an unmount, the
+             removal of a record, an instance, the pin or the state, the
+             listing of the sessions, the reading of the state, the walk
+             to an instance), the second each later call of the close.
 
 Invariants, after each point:
   - the client ends by itself (no crash, no hang);
@@ -27,6 +31,13 @@ Invariants, after each point:
     instance, polydir, mount, pin, state or record of the attempt's (an
     instance parent it made, root's, mode 000 and empty, may stay);
   - an open that succeeded had every polydir mounted over;
+  - after the close, the client is in the namespace and working directory
+    the open left it in (a child it starts then says so, --after-close);
+    and a tmpdir instance, this session's record and, after the last
+    close, the pin and state are gone, or a log line names them (or, for
+    a shared namespace's close that failed before reading its state, says
+    the next open drops them); a fault in syslog's own calls loses that
+    line, and is let off it;
   - the next clean session of the user opens in a private namespace, can
     write its first polydir as the user, and after its close leaves no pin, state
     or record (share_namespace);
@@ -34,6 +45,9 @@ Invariants, after each point:
   - no log line of the module has a blank before its colon.
 With two faults, a rollback step that failed may leave the client in
 another namespace or an instance behind only if a log line says so.
+
+In the selinux suite's VM (tests/vm/test_selinux_faults.sh) one worker
+runs the context and level scenarios, and --summarize sums its lines up.
 
 NS_MODULE names the module, NS_DRIVER pam_driver. A module that is not
 this build's pam_namespace/pam_namespace.so gets only the lines that
@@ -56,6 +70,10 @@ from fault_worker import ERRORS, ALLOCATOR, Worker, scenarios, mnt_ns, selinux_e
 def worker_main(a):
     ours = a.ours
     w = Worker(ours)
+    w.frame = a.frame
+    if a.frame and idx == 0:
+        print("NOTE " + json.dumps("only the points whose failed call has %s in its stack; the "
+                                   "others are listed as never failed" % a.frame), flush=True)
     idx, n = map(int, a.worker.split("/"))
     k = 0
     selects = [x.split(":", 1) for x in a.select or []]
@@ -74,6 +92,8 @@ def worker_main(a):
         w.setup(sc)
         singles, names = w.points()
         doubles = w.double_points(singles) if not a.no_double else []
+        if a.frame:
+            singles = [p for p in singles if p["frame"]]
         print("CALIBRATED " + json.dumps(dict(
             scenario=sc["name"], points=len(singles),
             doubles=sum(1 for p in doubles if p["phase"] == "rollback"),
@@ -113,13 +133,20 @@ def main():
     ap.add_argument("--select", action="append", metavar="SCENARIO:CALL",
                     help="only the points of SCENARIO whose faults include the system call CALL")
     ap.add_argument("--no-double", action="store_true", help="single faults only")
+    ap.add_argument("--frame", metavar="TEXT",
+                    help="only points whose failed call (the second, of two) has TEXT in a "
+                         "frame of its stack (the VM: libselinux)")
     ap.add_argument("--report-only", action="store_true",
                     help="print the figures, exit 0 whatever they are")
     ap.add_argument("--results", help="every point's result into this file, as JSON lines")
     ap.add_argument("--show", type=int, default=40, help="violations printed in full")
+    ap.add_argument("--summarize", metavar="FILE",
+                    help="the figures of a worker's output in FILE (run in the VM)")
     a = ap.parse_args()
     if a.worker:
         return worker_main(a)
+    if a.summarize:
+        return summarize(a)
 
     if os.geteuid() != 0:
         print("SKIP: needs root")
@@ -171,26 +198,64 @@ def main():
             cmd += ["--select", o]
         if a.no_double:
             cmd.append("--no-double")
+        if a.frame:
+            cmd += ["--frame", a.frame]
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     results, calib, errors = [], {}, []
     for i, p in enumerate(procs):
         out, err = p.communicate()
-        for line in out.decode(errors="replace").splitlines():
-            if line.startswith("RESULT "):
-                results.append(json.loads(line[7:]))
-            elif line.startswith("CALIBRATED "):
-                c = json.loads(line[11:])
-                calib[c["scenario"]] = c
-            elif line.startswith("NOTE ") and i == 0:
-                print("# " + json.loads(line[5:]))
-            elif line.startswith("BROKEN "):
-                errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
-            elif line.startswith("SKIP"):
-                print(line)
-                return 77
+        if parse_worker(i, out.decode(errors="replace"), results, calib, errors):
+            return 77
         if p.returncode != 0:
             errors.append("worker %d exited with %d: %s" % (i, p.returncode,
                                                              err.decode(errors="replace")[-2000:]))
+    return report(a, results, calib, errors, start)
+
+
+def parse_worker(i, text, results, calib, errors):
+    """A worker's lines into results, calib and errors; True if it skipped."""
+    for line in text.splitlines():
+        if line.startswith("RESULT "):
+            results.append(json.loads(line[7:]))
+        elif line.startswith("CALIBRATED "):
+            c = json.loads(line[11:])
+            calib[c["scenario"]] = c
+        elif line.startswith("NOTE ") and i == 0:
+            print("# " + json.loads(line[5:]))
+        elif line.startswith("BROKEN "):
+            errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
+        elif line.startswith("SKIP"):
+            print(line)
+            return True
+    return False
+
+
+def summarize(a):
+    """--summarize FILE: the figures of workers run elsewhere (the VM), from
+    their lines, after "WORKERS N" and up to each one's "EXIT STATUS"."""
+    with open(a.summarize, errors="replace") as f:
+        text = f.read()
+    results, calib, errors = [], {}, []
+    if parse_worker(0, text, results, calib, errors):
+        return 77
+    lines = text.splitlines()
+    workers = [int(ln.split()[1]) for ln in lines if ln.startswith("WORKERS ")]
+    exits = [ln.split()[1] for ln in lines if ln.startswith("EXIT ")]
+    if not calib:
+        errors.append("no worker calibrated a scenario; what they printed:\n" + text[-3000:])
+    if not workers or len(exits) != workers[0]:
+        errors.append("%d of %s workers ended (the guest's step timed out?)"
+                      % (len(exits), workers[0] if workers else "?"))
+    elif any(x != "0" for x in exits):
+        errors.append("a worker's exit status: %s" % " ".join(exits))
+    other = [ln for ln in lines if ln.strip() and not ln.startswith(
+        ("RESULT ", "CALIBRATED ", "NOTE ", "WORKERS ", "EXIT "))]
+    if other:
+        errors.append("the workers printed:\n" + "\n".join(other[-40:]))
+    return report(a, results, calib, errors, None)
+
+
+def report(a, results, calib, errors, start):
     for e in errors:
         print("ERROR: " + e)
     bad = [r for r in results if r["violations"]]
@@ -223,10 +288,10 @@ def main():
     print("# never failed on purpose (cannot fail, or not as an injection would): %s"
           % " ".join(sorted(names - injected)))
     print("faults: %d points tried (%d single, %d double), %d system calls covered, "
-          "%d violations, %.0f s"
+          "%d violations%s"
           % (len(results), sum(1 for r in results if len(r["faults"]) == 1),
              sum(1 for r in results if len(r["faults"]) > 1), len(injected), len(bad),
-             time.time() - start))
+             ", %.0f s" % (time.time() - start) if start else ""))
     if not a.report_only:
         print("%d passed, %d failed" % (len(results) - len(bad), len(bad)))
     if errors:
