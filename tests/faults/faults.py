@@ -71,10 +71,10 @@ def worker_main(a):
     ours = a.ours
     w = Worker(ours)
     w.frame = a.frame
+    idx, n = map(int, a.worker.split("/"))
     if a.frame and idx == 0:
         print("NOTE " + json.dumps("only the points whose failed call has %s in its stack; the "
                                    "others are listed as never failed" % a.frame), flush=True)
-    idx, n = map(int, a.worker.split("/"))
     k = 0
     selects = [x.split(":", 1) for x in a.select or []]
     for sc in scenarios(not ours):
