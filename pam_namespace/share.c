@@ -404,14 +404,17 @@ static bool others_alive(const struct ns_share_state *st, const struct ns_share_
 	return false;
 }
 
-/* A step of the last close failed before the drop: all of it waits for the next open. */
-static int close_left(struct ns_share *share, struct ns_failure *fail, const char *what, int error,
-		      ns_apply_log_fn log, void *ud)
+/*
+ * A step of the last close failed before the drop: all of it waits for the
+ * next open. fail keeps the first error (r, when it is one already).
+ */
+static int close_left(struct ns_share *share, struct ns_failure *fail, int r, const char *what,
+		      int error, ns_apply_log_fn log, void *ud)
 {
 	log(ud, false,
 	    "share_namespace: %s.ns, its state, records and instances are left to the next open",
 	    share->where);
-	return share_fail_with(fail, what, share->where, error);
+	return r < 0 ? r : share_fail_with(fail, what, share->where, error);
 }
 
 int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail,
@@ -450,7 +453,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		return 0;
 	}
 	if (lock < 0)
-		return close_left(share, fail, "locking", lock, log, ud);
+		return close_left(share, fail, 0, "locking", lock, log, ud);
 	/*
 	 * A record that cannot be removed is this session's still: it is no
 	 * other session, and goes with the others' if this one is the last.
@@ -464,7 +467,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	/* Another session alive: nothing more to read or do. */
 	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE, &st, NULL);
 	if (r < 0) {
-		r = close_left(share, fail, "listing the sessions of", r, log, ud);
+		r = close_left(share, fail, 0, "listing the sessions of", r, log, ud);
 		goto out;
 	}
 	if (others_alive(&st, &share->self))
@@ -476,7 +479,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		goto out;
 	}
 	if (r < 0) {
-		r = close_left(share, fail, "reading the state of", r, log, ud);
+		r = close_left(share, fail, 0, "reading the state of", r, log, ud);
 		goto out;
 	}
 
@@ -510,9 +513,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		if (k < 0) {
 			if (fd >= 0)
 				close(fd);
-			if (r == 0)
-				r = close_left(share, fail, "opening process 1's root for", k, log,
-					       ud);
+			r = close_left(share, fail, r, "opening process 1's root for", k, log, ud);
 			goto out;
 		}
 	}
