@@ -52,12 +52,6 @@ done
 # of method user, run on the host). Its lines go to the console as they
 # come (a step the guest's timeout stops still shows how far it got).
 start=$(cut -d ' ' -f 1 /proc/uptime)
-# The sanitizer run (its ASAN_OPTIONS came through /vm/env): ASan's own
-# allocator calls are not failed.
-if [ -n "${ASAN_OPTIONS:-}" ]; then
-	NS_ASAN_RT=1
-	export NS_ASAN_RT
-fi
 # What the host adds to the worker's arguments (NS_FAULTS_VM_ARGS there).
 args=$(cat /vm/faults.args 2>/dev/null)
 echo "FAULTS: WORKERS 1"
