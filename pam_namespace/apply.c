@@ -357,7 +357,7 @@ rollback:
 	{
 		struct ns_failure ignored;
 
-		if (ns_session_close(&c.sess, stuck, &ignored) < 0 && log)
+		if (ns_session_close(&c.sess, stuck, &ignored, log, log_userdata) < 0 && log)
 			log(log_userdata, false, "could not undo the failed session: %s %s: %s",
 			    ignored.what, ignored.path ? ignored.path : "",
 			    strerror(-ignored.error));
@@ -370,7 +370,23 @@ rollback:
 	return r;
 }
 
-int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail)
+/* The first failure into fail, each later one into the log. */
+static int close_failed(struct ns_failure *fail, int r, const char *what, const char *path, int k,
+			ns_apply_log_fn log, void *log_userdata)
+{
+	if (r < 0) {
+		if (log)
+			log(log_userdata, false, "%s %s: %s", what, path, strerror(-k));
+		return r;
+	}
+	fail->what = what;
+	fail->path = strdup(path);
+	fail->error = k;
+	return k;
+}
+
+int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail,
+		     ns_apply_log_fn log, void *log_userdata)
 {
 	int r = 0, k;
 
@@ -378,23 +394,17 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
 	if (unmount)
 		for (size_t i = sess->n_polydirs; i-- > 0;) {
 			k = kn_umount_path(sess->polydirs[i]);
-			if (k < 0 && r == 0) {
-				r = k;
-				fail->what = "unmounting";
-				fail->path = strdup(sess->polydirs[i]);
-				fail->error = k;
-			}
+			if (k < 0)
+				r = close_failed(fail, r, "unmounting", sess->polydirs[i], k, log,
+						 log_userdata);
 		}
 	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
 		struct ns_tmpdir *t = &sess->tmpdirs[i];
 
 		k = kn_remove_tree(t->parent_fd, t->name);
-		if (k < 0 && k != -ENOENT && r == 0) {
-			r = k;
-			fail->what = "removing the tmpdir instance";
-			fail->path = strdup(t->path);
-			fail->error = k;
-		}
+		if (k < 0 && k != -ENOENT)
+			r = close_failed(fail, r, "removing the tmpdir instance", t->path, k, log,
+					 log_userdata);
 	}
 	return r;
 }

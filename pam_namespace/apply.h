@@ -100,8 +100,12 @@ typedef void (*ns_apply_log_fn)(void *userdata, bool debug, const char *fmt, ...
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
 	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata);
 
-/* Close: unmount polydirs when asked, remove tmpdir instances. Returns the first error. */
-int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail);
+/*
+ * Close: unmount polydirs when asked, remove tmpdir instances. Returns the
+ * first error, in fail; each later one is logged (log may be NULL).
+ */
+int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail,
+		     ns_apply_log_fn log, void *log_userdata);
 
 void ns_session_free(struct ns_session *sess);
 /* Let go of the tmpdir instances without removing them (share_namespace: the pin owns them). */

@@ -685,7 +685,8 @@ PUBLIC int pam_sm_close_session(pam_handle_t *pamh, int flags, int argc, const c
 	if (pam_get_data(pamh, NS_DATA_SESSION, &data) != PAM_SUCCESS || !data)
 		return PAM_SUCCESS;
 
-	r = ns_session_close((struct ns_session *)data, args.unmount_on_close, &fail);
+	r = ns_session_close((struct ns_session *)data, args.unmount_on_close, &fail, apply_log,
+			     &g);
 	if (r < 0) {
 		log_failure(pamh, &fail);
 		ret = PAM_SESSION_ERR;

@@ -358,9 +358,20 @@ int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state 
 	return fd;
 }
 
-int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st, bool records)
+/* Log that what could not be removed stays, naming it, where there is a log. */
+static void drop_left(ns_apply_log_fn log, void *ud, const char *what, const char *dir,
+		      const char *sep, const char *name, int error)
+{
+	if (log)
+		log(ud, false, "share_namespace: cannot remove %s %s%s%s (%s): left", what, dir,
+		    sep, name, strerror(-error));
+}
+
+int ns_share_drop_from(int dir_fd, const char *base, const struct ns_share_state *st, bool records,
+		       const struct kn_dir *root, const char *where, ns_apply_log_fn log, void *ud)
 {
 	char *pin = share_file_name(base, ".ns"), *state = share_file_name(base, ".state");
+	const char *dir = where ? where : NS_SHARE_DIR;
 	int r = 0, k;
 
 	if (!pin || !state) {
@@ -369,15 +380,17 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st,
 		return -ENOMEM;
 	}
 	k = kn_unpin_ns(dir_fd, pin);
-	if (k < 0 && k != -ENOENT)
+	if (k < 0 && k != -ENOENT) {
 		r = k;
+		drop_left(log, ud, "the pin", dir, "", ".ns", k);
+	}
 	for (size_t i = 0; i < st->n_tmpdirs; i++) {
 		/*
 		 * The walk follows no link below a directory others can write
 		 * (/tmp), and the parent must be root's, as the module made it
 		 * sure at open; the tree is removed without following links.
 		 */
-		int pfd = kn_open_dir(st->tmpdirs[i].parent, NULL);
+		int pfd = kn_open_dir_from(root, NULL, NULL, st->tmpdirs[i].parent, NULL);
 		struct stat ps;
 
 		if (pfd >= 0) {
@@ -388,11 +401,21 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st,
 		} else {
 			k = pfd;
 		}
-		if (k < 0 && k != -ENOENT && r == 0)
-			r = k;
+		if (k < 0 && k != -ENOENT) {
+			if (r == 0)
+				r = k;
+			drop_left(log, ud, "the tmpdir instance", st->tmpdirs[i].parent, "/",
+				  st->tmpdirs[i].name, k);
+		}
 	}
-	if (unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT && r == 0)
+	/*
+	 * Anything left, the state stays: the next open finds no live session
+	 * and drops what it names again.
+	 */
+	if (r == 0 && unlinkat(dir_fd, state, 0) < 0 && errno != ENOENT) {
 		r = -errno;
+		drop_left(log, ud, "the state", dir, "", ".state", r);
+	}
 	if (records) {
 		struct ns_share_state none = {0};
 
@@ -404,6 +427,11 @@ int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st,
 	free(pin);
 	free(state);
 	return r;
+}
+
+int ns_share_drop(int dir_fd, const char *base, const struct ns_share_state *st, bool records)
+{
+	return ns_share_drop_from(dir_fd, base, st, records, NULL, NULL, NULL, NULL);
 }
 
 char *ns_share_tmpdir_parent(const char *path, const char *name)

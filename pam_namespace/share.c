@@ -395,12 +395,35 @@ out:
 	return r;
 }
 
+/* Whether a session other than self is in st's list. */
+static bool others_alive(const struct ns_share_state *st, const struct ns_share_proc *self)
+{
+	for (size_t i = 0; i < st->n_sessions; i++)
+		if (st->sessions[i].pid != self->pid || st->sessions[i].id != self->id)
+			return true;
+	return false;
+}
+
+/*
+ * A step of the last close failed before the drop: all of it waits for the
+ * next open. fail keeps the first error (r, when it is one already).
+ */
+static int close_left(struct ns_share *share, struct ns_failure *fail, int r, const char *what,
+		      int error, ns_apply_log_fn log, void *ud)
+{
+	log(ud, false,
+	    "share_namespace: %s.ns, its state, records and instances are left to the next open",
+	    share->where);
+	return r < 0 ? r : share_fail_with(fail, what, share->where, error);
+}
+
 int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail,
 		   ns_apply_log_fn log, void *ud)
 {
-	struct kn_ns_saved here = KN_NS_SAVED_INIT;
 	struct ns_share_state st = {0};
-	int lock, init_ns = -1, r;
+	struct kn_dir root = {.fd = -1};
+	bool own_left = false;
+	int lock, r, k;
 
 	*fail = (struct ns_failure){0};
 	if (geteuid() != 0) {
@@ -430,15 +453,25 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		return 0;
 	}
 	if (lock < 0)
-		return share_fail_with(fail, "locking", NS_SHARE_DIR, lock);
-	(void)ns_share_session_remove(share->dir_fd, share->key, &share->self);
+		return close_left(share, fail, 0, "locking", lock, log, ud);
+	/*
+	 * A record that cannot be removed is this session's still: it is no
+	 * other session, and goes with the others' if this one is the last.
+	 */
+	k = ns_share_session_remove(share->dir_fd, share->key, &share->self);
+	if (k < 0 && k != -ENOENT) {
+		own_left = true;
+		log(ud, false, "share_namespace: cannot remove this session's record in %s: %s",
+		    share->where, strerror(-k));
+	}
 	/* Another session alive: nothing more to read or do. */
 	r = ns_share_sessions(share->dir_fd, share->key, NS_SHARE_SCAN_PRUNE, &st, NULL);
-	if (r < 0 || st.n_sessions > 0) {
-		if (r < 0)
-			r = share_fail_with(fail, "listing the sessions in", NS_SHARE_DIR, r);
+	if (r < 0) {
+		r = close_left(share, fail, 0, "listing the sessions of", r, log, ud);
 		goto out;
 	}
+	if (others_alive(&st, &share->self))
+		goto out;
 	ns_share_state_free(&st);
 	r = ns_share_state_read(share->dir_fd, share->key, &st);
 	if (r == -ENOENT) {
@@ -446,7 +479,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		goto out;
 	}
 	if (r < 0) {
-		r = share_fail_with(fail, "reading the state in", NS_SHARE_DIR, r);
+		r = close_left(share, fail, 0, "reading the state of", r, log, ud);
 		goto out;
 	}
 
@@ -457,7 +490,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 
 		if (fd >= 0 && fstat(fd, &own) == 0 && own.st_dev == st.dev && own.st_ino == st.ino)
 			for (size_t i = st.n_polydirs; i-- > 0;) {
-				int k = kn_umount_path(st.polydirs[i]);
+				k = kn_umount_path(st.polydirs[i]);
 
 				if (k < 0 && k != -EINVAL && r == 0)
 					r = share_fail_with(fail, "unmounting", st.polydirs[i], k);
@@ -468,33 +501,31 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	/*
 	 * The pin is a mount in process 1's namespace (only a session there
 	 * builds and pins), which removing its file detaches from anywhere.
-	 * The tmpdir instances are found by path, as that namespace sees them.
+	 * The tmpdir instances are found by path as that namespace sees
+	 * them: walked from process 1's root, so that this process never
+	 * leaves the session's namespace (a failed return would leave it
+	 * elsewhere).
 	 */
-	if (st.n_tmpdirs == 0) {
-		r = ns_share_drop(share->dir_fd, share->key, &st, false);
-		if (r < 0)
-			r = share_fail_with(fail, "dropping the pin", NS_SHARE_DIR, r);
-		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
-		goto out;
-	}
-	init_ns = kn_ns_open_pid(1);
-	if (init_ns >= 0 && kn_ns_save(&here) == 0 && kn_ns_join(init_ns) == 0) {
-		int k = ns_share_drop(share->dir_fd, share->key, &st, false);
+	if (st.n_tmpdirs > 0) {
+		int fd = open("/proc/1/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 
-		if (k < 0 && r == 0)
-			r = share_fail_with(fail, "dropping the pin", NS_SHARE_DIR, k);
-		if (kn_ns_restore(&here) < 0 && r == 0)
-			r = share_fail_with(fail, "returning to the session's namespace", NULL,
-					    -errno);
-		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
-	} else if (r == 0) {
-		r = share_fail_with(fail, "entering the namespace that holds", NS_SHARE_DIR,
-				    -errno);
+		k = fd < 0 ? -errno : kn_dir_from_fd(fd, true, &root);
+		if (k < 0) {
+			if (fd >= 0)
+				close(fd);
+			r = close_left(share, fail, r, "opening process 1's root for", k, log, ud);
+			goto out;
+		}
 	}
+	k = ns_share_drop_from(share->dir_fd, share->key, &st, own_left,
+			       st.n_tmpdirs > 0 ? &root : NULL, share->where, log, ud);
+	if (k < 0 && r == 0)
+		r = share_fail_with(fail, "dropping", share->where, k);
+	if (k == 0)
+		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
 out:
-	if (init_ns >= 0)
-		close(init_ns);
-	kn_ns_saved_close(&here);
+	if (root.fd >= 0)
+		close(root.fd);
 	ns_share_state_free(&st);
 	close(lock);
 	return r;

@@ -28,6 +28,8 @@
 #include "ns-build.h"
 #include "plan.h"
 
+struct kn_dir;
+
 /*
  * A session's process, told apart from a later one with its pid by its
  * pidfs inode (kernels from 6.9), else its start time.
@@ -168,3 +170,11 @@ int ns_share_pin_open(int udir, const char *key, const struct ns_share_state *st
  * first error.
  */
 int ns_share_drop(int udir, const char *key, const struct ns_share_state *st, bool records);
+/*
+ * The same with the tmpdir instances walked from root (NULL: "/"), and
+ * what cannot be removed logged, named as where (NS_SHARE_DIR/UID/KEY)
+ * and the instance's path; the state stays then, for the next open to
+ * drop the rest.
+ */
+int ns_share_drop_from(int udir, const char *key, const struct ns_share_state *st, bool records,
+		       const struct kn_dir *root, const char *where, ns_apply_log_fn log, void *ud);

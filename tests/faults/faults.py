@@ -19,7 +19,11 @@ A worker (--worker I/N, inside its sandbox) does, for each scenario:
   run        each point: strace makes that one call fail; then the
              invariants below are checked;
   double     two faults: the first sends the open onto its rollback
-             path, the second fails each call of that rollback in turn.
+             path, the second fails each call of that rollback in turn;
+             and a first that fails a step of the close (an unmount, the
+             removal of a record, an instance, the pin or the state, the
+             listing of the sessions, the reading of the state, the walk
+             to an instance), the second each later call of the close.
 
 Invariants, after each point:
   - the client ends by itself (no crash, no hang);
@@ -27,6 +31,13 @@ Invariants, after each point:
     instance, polydir, mount, pin, state or record of the attempt's (an
     instance parent it made, root's, mode 000 and empty, may stay);
   - an open that succeeded had every polydir mounted over;
+  - after the close, the client is in the namespace and working directory
+    the open left it in (a child it starts then says so, --after-close);
+    and a tmpdir instance, this session's record and, after the last
+    close, the pin and state are gone, or a log line names them (or, for
+    a shared namespace's close that failed before reading its state, says
+    the next open drops them); a fault in syslog's own calls loses that
+    line, and is let off it;
   - the next clean session of the user opens in a private namespace, can
     write its first polydir as the user, and after its close leaves no pin, state
     or record (share_namespace);
@@ -34,6 +45,9 @@ Invariants, after each point:
   - no log line of the module has a blank before its colon.
 With two faults, a rollback step that failed may leave the client in
 another namespace or an instance behind only if a log line says so.
+
+In the selinux suite's VM (tests/vm/test_selinux_faults.sh) one worker
+runs the context and level scenarios, and --summarize sums its lines up.
 
 NS_MODULE names the module, NS_DRIVER pam_driver. A module that is not
 this build's pam_namespace/pam_namespace.so gets only the lines that
@@ -43,564 +57,24 @@ Linux-PAM's accepts, unless NS_FAULTS_OURS=1 says it is this module.
 import argparse
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 
-SB_DIR = "/run/ns-sandbox"
-SB_OUT = SB_DIR + "/out"
-SB_LOG = SB_DIR + "/syslog"
-PIN_DIR = "/run/pam_namespace"
-USER, UID = "alice", 2001
-TIMEOUT = 30
-
-# The error each call fails with: one it can really return.
-ERRORS = {}
-for _n in ("mount umount2 open_tree move_mount fsopen fsconfig fsmount mount_setattr "
-           "unshare setns chroot pivot_root").split():
-    ERRORS[_n] = "EPERM"
-for _n in "clone clone3 fork vfork".split():
-    ERRORS[_n] = "EAGAIN"
-for _n in "wait4 waitid poll ppoll getrandom".split():
-    ERRORS[_n] = "EINTR"
-for _n in "mkdir mkdirat write writev rename renameat renameat2 link linkat".split():
-    ERRORS[_n] = "ENOSPC"
-for _n in "brk mmap open openat openat2 newfstatat fstat stat lstat statx getcwd".split():
-    ERRORS[_n] = "ENOMEM"
-for _n in "fcntl dup dup2 dup3 pidfd_open socket".split():
-    ERRORS[_n] = "EMFILE"
-for _n in ("read pread64 getdents64 fchown fchownat fchmod fchmodat unlink unlinkat rmdir "
-           "readlink readlinkat fstatfs statfs quotactl_fd").split():
-    ERRORS[_n] = "EIO"
-ERRORS.update({"ioctl": "ENOTTY", "flock": "ENOLCK", "connect": "ECONNREFUSED",
-               "sendto": "ENOBUFS", "sendmsg": "ENOBUFS", "access": "EACCES",
-               "faccessat": "EACCES", "faccessat2": "EACCES", "chdir": "EACCES",
-               "fchdir": "EACCES", "kill": "EPERM", "pidfd_send_signal": "EPERM",
-               "execve": "ENOMEM", "prctl": "EINVAL"})
-# Calls that cannot fail, or whose failure the kernel does not let happen
-# the way an injection would (close frees the descriptor whatever it returns).
-NEVER = set(("close getpid gettid getppid getuid geteuid getgid getegid setfsuid setfsgid "
-             "umask lseek rt_sigaction rt_sigprocmask rt_sigreturn exit exit_group munmap "
-             "madvise futex restart_syscall sched_yield clock_gettime gettimeofday "
-             "nanosleep clock_nanosleep rseq set_robust_list set_tid_address "
-             "sched_getaffinity uname getrlimit prlimit64 mprotect").split())
-
-# What ASan's allocator calls for itself (not failed under the sanitizers).
-ALLOCATOR = set("mmap munmap mremap brk mprotect madvise".split())
-
-BASE_CONF = "/tmp /tmp/tmp-inst/ user root\n"
-
-
-def selinux_enabled():
-    try:
-        with open("/sys/fs/selinux/enforce"):
-            return True
-    except OSError:
-        return False
-
-
-def scenarios(linux_pam):
-    """Each: namespace.conf, module arguments, setup, what the checks watch."""
-    s = [
-        dict(name="user",
-             conf=BASE_CONF + "/var/tmp /var/tmp/tmp-inst/ user root\n"
-                  "/home/made /home/inst/ user:create=0755,root,root root\n",
-             polydirs=["/tmp", "/var/tmp", "/home/made"],
-             parents=["/var/tmp/tmp-inst", "/home/inst"]),
-        dict(name="tmpdir",
-             conf="/tmp /tmp/tmp-inst/ tmpdir root\n/var/tmp /var/tmp/tmp-inst/ tmpdir root\n",
-             polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"]),
-        dict(name="tmpfs", args="unmount_on_close",
-             conf="/tmp tmpfs tmpfs:mntopts=size=1m root\n"
-                  "/var/tmp /var/tmp/tmp-inst/ user root\n",
-             polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"]),
-        dict(name="init", conf=BASE_CONF, init=True, polydirs=["/tmp"], parents=[]),
-        # In a directory the user owns: made as the user, then handed to root.
-        dict(name="home",
-             conf="/home/alice/scratch /home/alice/.scratch-inst/ "
-                  "user:create=0700,alice,alice root\n",
-             polydirs=["/home/alice/scratch"], parents=["/home/alice/.scratch-inst"]),
-    ]
-    if selinux_enabled():
-        # The driver sets no exec context: the session's is the caller's.
-        s += [dict(name=m, conf="/tmp /tmp/tmp-inst/ %s root\n" % m, polydirs=["/tmp"],
-                   parents=[]) for m in ("context", "level")]
-    if not linux_pam:
-        s += [
-            dict(name="share_paths",
-                 conf="/tmp /tmp/tmp-inst/ user+:share=/tmp/.X11-unix root\n"
-                      "/var/tmp /var/tmp/tmp-inst/ user root\n",
-                 polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"],
-                 x11=True),
-            dict(name="share_build", args="share_namespace",
-                 conf=BASE_CONF + "/var/tmp /var/tmp/tmp-inst/ tmpdir root\n",
-                 polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"], share=True),
-            dict(name="share_join", args="share_namespace",
-                 conf=BASE_CONF + "/var/tmp /var/tmp/tmp-inst/ tmpdir root\n",
-                 polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"], share=True,
-                 held=True),
-        ]
-    return s
-
-
-# ------------------------------------------------------------------ helpers
-
-def sh(cmd, **kw):
-    return subprocess.run(cmd, shell=True, check=True, **kw)
-
-
-def mnt_ns(pid="self"):
-    return os.readlink("/proc/%s/ns/mnt" % pid)
-
-
-def mounts(path="/proc/self/mountinfo"):
-    """Mount points with their source and root, in order."""
-    out = []
-    with open(path) as f:
-        for line in f:
-            p = line.split()
-            sep = p.index("-")
-            out.append((p[4], p[3], p[sep + 2]))
-    return out
-
-
-def count_at(mlist, point):
-    return sum(1 for m in mlist if m[0] == point)
-
-
-def listing(path):
-    try:
-        return sorted(os.listdir(path))
-    except FileNotFoundError:
-        return None
-
-
-def pins():
-    """What share_namespace keeps for the user: name -> (inode of what is there)."""
-    d = "%s/%d" % (PIN_DIR, UID)
-    out = {}
-    for n in listing(d) or []:
-        if n == "lock":
-            continue
-        try:
-            st = os.stat(os.path.join(d, n))
-            out[n] = st.st_ino
-        except OSError:
-            out[n] = None
-    return out
-
-
-def injected_inside(trace, n):
-    """n injections, each between a pair of the driver's markers."""
-    inside, count = False, 0
-    for line in trace.splitlines():
-        m = re.match(r'^access\("/ns-fault-mark/(\w+)"', line)
-        if m:
-            inside = m.group(1) in ("open", "close")
-        elif "(INJECTED)" in line:
-            if not inside:
-                return False
-            count += 1
-    return count == n
-
-
-SANDBOX_MOUNTS = {"/tmp": "ns-sandbox-tmp", "/var/tmp": "ns-sandbox-vartmp",
-                  "/home": "ns-sandbox-home", "/run": "ns-sandbox-run"}
-
-
-def sandbox_intact():
-    """The sandbox's own tmpfs still cover what the worker cleans: a module
-    that unmounted them in the caller's namespace would otherwise have it
-    clean the machine's directories. Stops the worker if not."""
-    top = {}
-    for point, _, source in mounts():
-        top[point] = source
-    for point, source in SANDBOX_MOUNTS.items():
-        if top.get(point) != source:
-            print("BROKEN " + json.dumps("the sandbox's %s is no longer its own mount (%s): "
-                                         "the last point unmounted it in the caller's namespace"
-                                         % (point, top.get(point))), flush=True)
-            os._exit(3)
-
-
-def said(path, logged):
-    """Whether a log line names what was left: its path or, for the pin
-    directory's files, the instance key they share."""
-    names = [path]
-    if path.startswith(PIN_DIR + "/"):
-        names.append(re.split(r"[.@]", os.path.basename(path))[0])
-    return any(n in ln for n in names for ln in logged)
-
-
-def log_sync():
-    """Every message sent so far is in SB_LOG."""
-    mark = "ns-fault-sync-%d-%f" % (os.getpid(), time.time())
-    if subprocess.run(["logger", "-u", "/dev/log", "-t", "ns-fault", "--", mark]).returncode:
-        return
-    for _ in range(400):
-        with open(SB_LOG, "rb") as f:
-            if mark.encode() in f.read():
-                return
-        time.sleep(0.005)
-
-
-def log_size():
-    return os.path.getsize(SB_LOG)
-
-
-def log_since(size):
-    log_sync()
-    with open(SB_LOG, "rb") as f:
-        f.seek(size)
-        return [ln for ln in f.read().decode(errors="replace").splitlines()
-                if "pam_namespace" in ln]
-
-
-# ------------------------------------------------------------------ a worker
-
-class Worker:
-    def __init__(self, module_is_ours):
-        self.driver = os.environ["NS_DRIVER"]
-        self.module = os.environ["NS_MODULE"]
-        self.ours = module_is_ours
-        self.caller_ns = mnt_ns()
-        self.baseline = mounts()
-        self.held = None
-        self.held_ns = None
-        self.never = NEVER | (ALLOCATOR if os.environ.get("NS_ASAN_RT") else set())
-
-    # -- scenario set-up and reset
-
-    def setup(self, sc):
-        self.sc = sc
-        with open("/etc/security/namespace.conf", "w") as f:
-            f.write(sc["conf"])
-        os.chmod("/etc/security/namespace.conf", 0o644)
-        args = sc.get("args", "")
-        with open("/etc/pam.d/ns-driver", "w") as f:
-            f.write("account required pam_permit.so\nsession required %s %s\n"
-                    % (self.module, args))
-        init = "/etc/security/namespace.init"
-        if sc.get("init"):
-            with open(init, "w") as f:
-                # It takes a while, so that the module always waits for it
-                # the same way (a first waitpid too early, then poll).
-                f.write("#!/bin/sh\nsleep 0.1\n: >\"$2/.init-ran\"\nexit 0\n")
-            os.chmod(init, 0o755)
-        elif os.path.exists(init):
-            os.unlink(init)
-        # One session first: what any session leaves for the next (the
-        # pin directory's own mount) is there before calibration too.
-        self.sc = dict(sc, held=False)
-        self.reset()
-        subprocess.run([self.driver, "ns-driver", USER, "--", "true"], stdout=subprocess.DEVNULL,
-                       stderr=subprocess.DEVNULL)
-        self.sc = sc
-        self.reset()
-        self.baseline = mounts()
-
-    def release_held(self):
-        if self.held:
-            self.held.stdin.close()
-            try:
-                self.held.wait(TIMEOUT)
-            except subprocess.TimeoutExpired:
-                self.held.kill()
-                self.held.wait()
-            self.held = None
-
-    def reset(self):
-        """Back to the scenario's first state: nothing of any session left."""
-        self.release_held()
-        sandbox_intact()
-        d = "%s/%d" % (PIN_DIR, UID)
-        for n in listing(d) or []:
-            p = os.path.join(d, n)
-            if n.endswith(".ns"):
-                subprocess.run(["umount", "-l", p], stderr=subprocess.DEVNULL)
-            if n != "lock":
-                os.unlink(p)
-        # Whatever a violation left mounted here goes, newest first.
-        now = mounts()
-        for m in reversed(now[len(self.baseline):]):
-            if m[0] != PIN_DIR:
-                subprocess.run(["umount", "-l", m[0]], stderr=subprocess.DEVNULL)
-        for p in ("/tmp/tmp-inst", "/var/tmp/tmp-inst", "/home/inst", "/home/made",
-                  "/tmp/.X11-unix", "/home/alice/scratch", "/home/alice/.scratch-inst"):
-            if os.path.lexists(p):
-                shutil.rmtree(p)
-        for d in ("/tmp", "/home/alice"):
-            for n in listing(d):
-                if n.startswith("ns-fault-probe"):
-                    os.unlink(os.path.join(d, n))
-        os.mkdir("/tmp/tmp-inst", 0)
-        os.chmod("/tmp/tmp-inst", 0)
-        if self.sc.get("x11"):
-            os.mkdir("/tmp/.X11-unix")
-            os.chmod("/tmp/.X11-unix", 0o1777)
-        if self.sc.get("held"):
-            self.hold()
-
-    def hold(self):
-        """A session of the user held open: it builds and pins the namespace."""
-        f = SB_OUT + "/held.ns"
-        if os.path.exists(f):
-            os.unlink(f)
-        self.held = subprocess.Popen(
-            [self.driver, "ns-driver", USER, "--", "/bin/sh", "-c",
-             "readlink /proc/self/ns/mnt >%s.tmp && mv %s.tmp %s; read x" % (f, f, f)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(2000):
-            if os.path.exists(f):
-                break
-            time.sleep(0.005)
-        with open(f) as fh:
-            self.held_ns = fh.read().strip()
-        self.held_pins = pins()
-
-    # -- one session, with or without faults
-
-    def session_cmd(self):
-        return ["/bin/sh", "-c", "{ readlink /proc/self/ns/mnt; cat /proc/self/mountinfo; } "
-                ">%s/sess.txt" % SB_OUT]
-
-    def run_session(self, strace_args):
-        sess = SB_OUT + "/sess.txt"
-        if os.path.exists(sess):
-            os.unlink(sess)
-        cmd = ["timeout", "-k", "5", str(TIMEOUT)] + strace_args + [
-            self.driver, "--markers", "--show-ns", "ns-driver", USER, "--"] + self.session_cmd()
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        out = p.stdout.decode(errors="replace")
-        m = re.search(r"^mnt_ns=(.*)$", out, re.M)
-        res = dict(rc=p.returncode, out=out, ns=m.group(1) if m else None)
-        if os.path.exists(sess):
-            with open(sess) as f:
-                lines = f.read().splitlines()
-            res["sess_ns"] = lines[0] if lines else None
-            res["sess_mounts"] = [(ln.split()[4], ln.split()[3]) for ln in lines[1:]]
-        return res
-
-    # -- calibration
-
-    def calibrate(self, inject=None):
-        """The module's calls in open and close, from a traced session."""
-        log = SB_OUT + "/calibrate.txt"
-        args = ["strace", "-qq", "-k", "-o", log]
-        if inject:
-            args += inject
-        res = self.run_session(args)
-        seen, counts, phase = [], {}, None
-        with open(log) as f:
-            lines = f.read().splitlines()
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            stack = []
-            i += 1
-            while i < len(lines) and lines[i].startswith(" > "):
-                stack.append(lines[i])
-                i += 1
-            m = re.match(r"^([a-z0-9_]+)\(", line)
-            if not m:
-                continue
-            name = m.group(1)
-            counts[name] = counts.get(name, 0) + 1
-            mk = re.match(r'^access\("/ns-fault-mark/(\w+)"', line)
-            if mk:
-                phase = {"open": "open", "close": "close"}.get(mk.group(1))
-                continue
-            if phase:
-                mod = any("pam_namespace.so" in s for s in stack)
-                # strace cannot unwind every call (clone3 of posix_spawn):
-                # such a call is the module's when the next one is.
-                lost = any("unexpected_backtracing_error" in s for s in stack)
-                seen.append((dict(phase=phase, name=name, n=counts[name],
-                                  injected="(INJECTED)" in line, text=line[:160]), mod, lost))
-        calls = [c for k, (c, mod, lost) in enumerate(seen)
-                 if mod or (lost and k + 1 < len(seen) and seen[k + 1][1])]
-        return calls, res
-
-    def points(self):
-        calls, res = self.calibrate()
-        self.check_clean_run(res)
-        pts = []
-        for c in calls:
-            if c["name"] in self.never:
-                continue
-            pts.append(dict(phase=c["phase"], faults=[(c["name"], c["n"])], text=c["text"]))
-        return pts, set(c["name"] for c in calls)
-
-    def double_points(self, singles):
-        """First faults that send the open onto its rollback, then each call of that rollback."""
-        self.reset()
-        heavy = [p for p in singles if p["phase"] == "open" and p["faults"][0][0] in
-                 ("move_mount", "mount", "fsmount", "clone", "clone3", "setns")]
-        firsts = []
-        if heavy:
-            firsts.append(heavy[-1])
-            if len(heavy) > 1 and heavy[0]["faults"] != heavy[-1]["faults"]:
-                firsts.append(heavy[0])
-        out = []
-        for f1 in firsts:
-            self.reset()
-            calls, res = self.calibrate(self.injections(f1["faults"]))
-            after = False
-            for c in calls:
-                if c["injected"]:
-                    after = True
-                    continue
-                if after and c["phase"] == "open" and c["name"] not in self.never:
-                    out.append(dict(phase="rollback", faults=f1["faults"] + [(c["name"], c["n"])],
-                                    text=c["text"]))
-        return out
-
-    def check_clean_run(self, res):
-        if res["rc"] != 0:
-            raise SystemExit("calibration: the clean session failed (%d): %s"
-                             % (res["rc"], res["out"]))
-
-    # -- a point
-
-    @staticmethod
-    def injections(faults):
-        """strace's -e inject= options for faults, a list of (call, occurrence)."""
-        by = {}
-        for name, n in faults:
-            by.setdefault(name, []).append(n)
-        args = []
-        for name, ns in sorted(by.items()):
-            ns = sorted(ns)
-            when = str(ns[0]) if len(ns) == 1 else "%d..%d+%d" % (ns[0], ns[1], ns[1] - ns[0])
-            args += ["-e", "inject=%s:error=%s:when=%s" % (name, ERRORS.get(name, "EIO"), when)]
-        return args
-
-    def inject_args(self, faults):
-        names = sorted(set(n for n, _ in faults) | {"access"})
-        return (["strace", "-qq", "-o", SB_OUT + "/point.txt", "-e", "trace=" + ",".join(names)]
-                + self.injections(faults))
-
-    def watched(self):
-        snap = {}
-        for d in ["/tmp", "/tmp/tmp-inst", "/var/tmp", "/home", "/home/alice"] + self.sc["parents"]:
-            snap[d] = listing(d)
-        return snap
-
-    def run_point(self, pt):
-        v = []
-        self.reset()
-        before = self.watched()
-        pins_before = pins()
-        mounts_before = mounts()
-        size = log_size()
-        res = self.run_session(self.inject_args(pt["faults"]))
-        sandbox_intact()
-        # The injections happened where calibration said, inside the module's part.
-        with open(SB_OUT + "/point.txt") as f:
-            trace = f.read()
-        if not injected_inside(trace, len(pt["faults"])):
-            return dict(pt, outcome="drift",
-                        violations=["the fault was not injected where calibration found the call"])
-        rc = res["rc"]
-        double = len(pt["faults"]) > 1
-        logged = log_since(size)
-        if rc in (124, 137) or rc >= 128 or rc < 0:
-            v.append("the client crashed or hung (status %d)" % rc)
-            outcome = "crash"
-        elif rc == 67:
-            outcome = "refused"
-            if res["ns"] != self.caller_ns:
-                if not (double and any("could not return" in ln for ln in logged)):
-                    v.append("a refused open left the client in another mount namespace")
-            after = self.watched()
-            for d, names in after.items():
-                new = sorted(set(names or []) - set(before.get(d) or []))
-                for n in new:
-                    p = os.path.join(d, n)
-                    if p in self.sc["parents"] and self.parent_ok(p):
-                        continue
-                    if double and said(p, logged):
-                        continue
-                    v.append("a refused open left %s" % p)
-            for m in mounts():
-                if m not in mounts_before and not (double and said(m[0], logged)):
-                    v.append("a refused open left a mount on %s in the caller's namespace"
-                             % m[0])
-            for k in sorted(set(pins()) - set(pins_before)):
-                if not (double and said("%s/%d/%s" % (PIN_DIR, UID, k), logged)):
-                    v.append("a refused open left %s" % k)
-        elif rc in (0, 68):
-            outcome = "opened" if rc == 0 else "close failed"
-            sm = res.get("sess_mounts")
-            if sm is None:
-                v.append("the session's command did not run")
-            else:
-                base = mounts()
-                for p in self.sc["polydirs"]:
-                    if sum(1 for m in sm if m[0] == p) <= count_at(base, p):
-                        v.append("an open that succeeded left %s unmounted" % p)
-                if res.get("sess_ns") == self.caller_ns:
-                    v.append("an open that succeeded left the session in the caller's namespace")
-        else:
-            outcome = "status %d" % rc
-            v.append("unexpected client status %d: %s"
-                     % (rc, " | ".join(res["out"].strip().splitlines())[-300:]))
-        for ln in logged:
-            if re.search(r"\S : ", ln):
-                v.append("a log line has a blank before its colon: " + ln[-160:])
-        v += self.check_after(pt)
-        return dict(pt, outcome=outcome, violations=v,
-                    log=logged[-3:] if v else [])
-
-    def parent_ok(self, p):
-        st = os.lstat(p)
-        return st.st_uid == 0 and (st.st_mode & 0o7777) == 0 and not os.listdir(p)
-
-    def check_after(self, pt):
-        """The next clean session, and the held one."""
-        v = []
-        probe = self.sc["polydirs"][0] + "/ns-fault-probe"
-        cmd = ["timeout", "-k", "5", str(TIMEOUT), self.driver, "ns-driver", USER, "--",
-               "setpriv", "--reuid=%d" % UID, "--regid=%d" % UID, "--clear-groups", "/bin/sh",
-               "-c", "readlink /proc/self/ns/mnt; echo x >%s && echo wrote" % probe]
-        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        out = p.stdout.decode(errors="replace")
-        if p.returncode != 0:
-            v.append("the next clean session failed (%d): %s"
-                     % (p.returncode, " | ".join(out.strip().splitlines())[-200:]))
-        else:
-            ns = out.splitlines()[0] if out else ""
-            if ns == self.caller_ns:
-                v.append("the next clean session is not private")
-            if "wrote" not in out:
-                v.append("the next clean session cannot write its %s as the user"
-                         % self.sc["polydirs"][0])
-            if os.path.exists(probe):
-                v.append("the next clean session wrote into the caller's %s"
-                         % self.sc["polydirs"][0])
-            if self.held and ns != self.held_ns:
-                v.append("the next clean session did not join the held session's namespace")
-        if self.held:
-            now = pins()
-            for k, ino in self.held_pins.items():
-                if now.get(k) != ino:
-                    v.append("the held session's %s is %s" % (
-                        k, "gone" if k not in now else "another"))
-            if self.held.poll() is not None:
-                v.append("the held session ended")
-            self.release_held()
-        left = pins()
-        if left:
-            v.append("stale after the last close: %s" % ", ".join(sorted(left)))
-        return v
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fault_worker import ERRORS, ALLOCATOR, Worker, scenarios, mnt_ns, selinux_enabled  # noqa: E402
 
 
 def worker_main(a):
     ours = a.ours
     w = Worker(ours)
+    w.frame = a.frame
     idx, n = map(int, a.worker.split("/"))
+    if a.frame and idx == 0:
+        print("NOTE " + json.dumps("only the points whose failed call has %s in its stack; the "
+                                   "others are listed as never failed" % a.frame), flush=True)
     k = 0
     selects = [x.split(":", 1) for x in a.select or []]
     for sc in scenarios(not ours):
@@ -618,8 +92,12 @@ def worker_main(a):
         w.setup(sc)
         singles, names = w.points()
         doubles = w.double_points(singles) if not a.no_double else []
+        if a.frame:
+            singles = [p for p in singles if p["frame"]]
         print("CALIBRATED " + json.dumps(dict(
-            scenario=sc["name"], points=len(singles), doubles=len(doubles),
+            scenario=sc["name"], points=len(singles),
+            doubles=sum(1 for p in doubles if p["phase"] == "rollback"),
+            close_doubles=sum(1 for p in doubles if p["phase"] == "close-fail"),
             calls=sorted(names), injected=sorted(set(p["faults"][0][0] for p in singles)))),
             flush=True)
         for pt in singles + doubles:
@@ -655,13 +133,20 @@ def main():
     ap.add_argument("--select", action="append", metavar="SCENARIO:CALL",
                     help="only the points of SCENARIO whose faults include the system call CALL")
     ap.add_argument("--no-double", action="store_true", help="single faults only")
+    ap.add_argument("--frame", metavar="TEXT",
+                    help="only points whose failed call (the second, of two) has TEXT in a "
+                         "frame of its stack (the VM: libselinux)")
     ap.add_argument("--report-only", action="store_true",
                     help="print the figures, exit 0 whatever they are")
     ap.add_argument("--results", help="every point's result into this file, as JSON lines")
     ap.add_argument("--show", type=int, default=40, help="violations printed in full")
+    ap.add_argument("--summarize", metavar="FILE",
+                    help="the figures of a worker's output in FILE (run in the VM)")
     a = ap.parse_args()
     if a.worker:
         return worker_main(a)
+    if a.summarize:
+        return summarize(a)
 
     if os.geteuid() != 0:
         print("SKIP: needs root")
@@ -713,26 +198,64 @@ def main():
             cmd += ["--select", o]
         if a.no_double:
             cmd.append("--no-double")
+        if a.frame:
+            cmd += ["--frame", a.frame]
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
     results, calib, errors = [], {}, []
     for i, p in enumerate(procs):
         out, err = p.communicate()
-        for line in out.decode(errors="replace").splitlines():
-            if line.startswith("RESULT "):
-                results.append(json.loads(line[7:]))
-            elif line.startswith("CALIBRATED "):
-                c = json.loads(line[11:])
-                calib[c["scenario"]] = c
-            elif line.startswith("NOTE ") and i == 0:
-                print("# " + json.loads(line[5:]))
-            elif line.startswith("BROKEN "):
-                errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
-            elif line.startswith("SKIP"):
-                print(line)
-                return 77
+        if parse_worker(i, out.decode(errors="replace"), results, calib, errors):
+            return 77
         if p.returncode != 0:
             errors.append("worker %d exited with %d: %s" % (i, p.returncode,
                                                              err.decode(errors="replace")[-2000:]))
+    return report(a, results, calib, errors, start)
+
+
+def parse_worker(i, text, results, calib, errors):
+    """A worker's lines into results, calib and errors; True if it skipped."""
+    for line in text.splitlines():
+        if line.startswith("RESULT "):
+            results.append(json.loads(line[7:]))
+        elif line.startswith("CALIBRATED "):
+            c = json.loads(line[11:])
+            calib[c["scenario"]] = c
+        elif line.startswith("NOTE ") and i == 0:
+            print("# " + json.loads(line[5:]))
+        elif line.startswith("BROKEN "):
+            errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
+        elif line.startswith("SKIP"):
+            print(line)
+            return True
+    return False
+
+
+def summarize(a):
+    """--summarize FILE: the figures of workers run elsewhere (the VM), from
+    their lines, after "WORKERS N" and up to each one's "EXIT STATUS"."""
+    with open(a.summarize, errors="replace") as f:
+        text = f.read()
+    results, calib, errors = [], {}, []
+    if parse_worker(0, text, results, calib, errors):
+        return 77
+    lines = text.splitlines()
+    workers = [int(ln.split()[1]) for ln in lines if ln.startswith("WORKERS ")]
+    exits = [ln.split()[1] for ln in lines if ln.startswith("EXIT ")]
+    if not calib:
+        errors.append("no worker calibrated a scenario; what they printed:\n" + text[-3000:])
+    if not workers or len(exits) != workers[0]:
+        errors.append("%d of %s workers ended (the guest's step timed out?)"
+                      % (len(exits), workers[0] if workers else "?"))
+    elif any(x != "0" for x in exits):
+        errors.append("a worker's exit status: %s" % " ".join(exits))
+    other = [ln for ln in lines if ln.strip() and not ln.startswith(
+        ("RESULT ", "CALIBRATED ", "NOTE ", "WORKERS ", "EXIT "))]
+    if other:
+        errors.append("the workers printed:\n" + "\n".join(other[-40:]))
+    return report(a, results, calib, errors, None)
+
+
+def report(a, results, calib, errors, start):
     for e in errors:
         print("ERROR: " + e)
     bad = [r for r in results if r["violations"]]
@@ -744,11 +267,13 @@ def main():
     for c in calib.values():
         names |= set(c["calls"])
         injected |= set(c["injected"])
-    print("# %-12s %6s %8s %8s %10s" % ("scenario", "calls", "points", "doubles", "violations"))
+    print("# %-12s %6s %8s %8s %8s %8s %10s" % ("scenario", "calls", "covered", "points",
+                                                  "rollback", "close2", "violations"))
     for s, c in calib.items():
         rs = [r for r in results if r["scenario"] == s]
-        print("# %-12s %6d %8d %8d %10d" % (s, len(c["calls"]), c["points"], c["doubles"],
-                                           sum(1 for r in rs if r["violations"])))
+        print("# %-12s %6d %8d %8d %8d %8d %10d"
+              % (s, len(c["calls"]), len(c["injected"]), c["points"], c["doubles"],
+                 c.get("close_doubles", 0), sum(1 for r in rs if r["violations"])))
     outcomes = {}
     for r in results:
         outcomes[r["outcome"]] = outcomes.get(r["outcome"], 0) + 1
@@ -763,10 +288,10 @@ def main():
     print("# never failed on purpose (cannot fail, or not as an injection would): %s"
           % " ".join(sorted(names - injected)))
     print("faults: %d points tried (%d single, %d double), %d system calls covered, "
-          "%d violations, %.0f s"
+          "%d violations%s"
           % (len(results), sum(1 for r in results if len(r["faults"]) == 1),
              sum(1 for r in results if len(r["faults"]) > 1), len(injected), len(bad),
-             time.time() - start))
+             ", %.0f s" % (time.time() - start) if start else ""))
     if not a.report_only:
         print("%d passed, %d failed" % (len(results) - len(bad), len(bad)))
     if errors:

@@ -22,6 +22,7 @@
 #
 #   NS_VM_CACHE    where fetch.sh keeps packages (default: build/tests/vm/cache)
 #   NS_VM_TIMEOUT  seconds the VM may run (default 150)
+#   VM_STEP_TIMEOUT  seconds each guest step may run (default 100)
 
 VM_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 VM_TIMEOUT=${NS_VM_TIMEOUT:-150}
@@ -193,7 +194,7 @@ vm_boot() {
 	local v
 	# The sanitizer run's settings reach the guest's programs too.
 	: >"$VM_ROOT/vm/env"
-	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS NS_DRIVER_KEEP_MODULES; do
+	for v in ASAN_OPTIONS UBSAN_OPTIONS LSAN_OPTIONS NS_DRIVER_KEEP_MODULES VM_STEP_TIMEOUT; do
 		[[ -z "${!v:-}" ]] || printf 'export %s=%q\n' "$v" "${!v}" >>"$VM_ROOT/vm/env"
 	done
 	(cd "$VM_ROOT" && find . | "$VM_BUSYBOX" cpio -o -H newc -R 0:0 2>/dev/null) >"$initrd"
