@@ -91,3 +91,4 @@ mkdir -p "$dest"
 for v in next gen2; do
 	cp "$out/$v"/libpam-namespace-ng_*.deb "$dest/libpam-namespace-ng-$v.deb"
 done
+echo "# later .debs: $dest/libpam-namespace-ng-{next,gen2}.deb (deb_next.sh: $SECONDS s)"

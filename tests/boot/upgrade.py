@@ -205,5 +205,7 @@ def next_format(b):
 
 
 def live_upgrades(b):
+    start = time.time()
     gen2(b)
     next_format(b)
+    b.note("the upgrades with alice logged in: %.0f s" % (time.time() - start))
