@@ -18,7 +18,8 @@
 #    left to one opened from process 1's, which removes its tmpdir instance.
 # And an upgrade with alice logged in: a module of a later, compatible share
 # format joins the pin of this one; one of an incompatible format builds its
-# own; no login refused, no pin left; the cap on recorded sessions; and
+# own; no login refused, no pin left; this build's --drop removes a later
+# format's pin whole, its tmpdir instance too; the cap on recorded sessions; and
 # quick logins on every CPU each pin (the ELOOP of per-CPU namespace ids).
 # shellcheck disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
