@@ -28,92 +28,114 @@ DEBS = {"orig": "/root/libpam-namespace-ng.deb",
         "next": "/root/libpam-namespace-ng-next.deb",
         "gen2": "/root/libpam-namespace-ng-gen2.deb"}
 UDIR = "/run/pam_namespace/2001"
+SPLIT = "@@upgrade.py@@"
+
+# Shell commands run as root in the guest, several in one ssh login (each
+# login costs seconds under TCG); guest() returns their outputs.
+STATES = ('for f in %s/*.state; do [ -e "$f" ] || continue; '
+          'echo "$(basename "$f" .state) $(head -n 1 "$f")"; done' % UDIR)
+LEFT = "ls -A %s 2>/dev/null || true" % UDIR
+SCRATCH = "stat -c %i /var/scratch-inst/* 2>/dev/null || true"
+CURSOR = "journalctl -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p'"
+LINES = ("grep -h pam_namespace_ng /etc/pam.d/common-session "
+         "/etc/pam.d/common-session-noninteractive || true")
+# Until logind has stopped user@2001.service after alice's last session
+# (UserStopDelaySec), at most 120 s: its state and the seconds waited.
+WAIT = ("t=$(date +%s); u=user@2001.service; "
+        "while [ \"$(systemctl show -p ActiveState --value $u)\" != inactive ] && "
+        "[ $(($(date +%s) - t)) -lt 120 ]; do sleep 1; done; "
+        "echo \"$(systemctl show -p ActiveState --value $u) $(($(date +%s) - t))\"")
 
 
-def install(b, which):
-    """dpkg -i of one of the .debs: (its last line, whether it succeeded
-    and the version dpkg then has is the .deb's)."""
-    out = b.root(ENV + "dpkg -i %s 2>&1; echo status $?" % DEBS[which]).strip()
-    want = b.root("dpkg-deb -f %s Version" % DEBS[which]).strip()
-    have = b.root("dpkg-query -W -f '${Version}' libpam-namespace-ng").strip()
+def dpkg_i(which):
+    """dpkg -i of one of the .debs: its status (its output's end if not
+    0), the .deb's version and the one dpkg then has."""
+    deb = DEBS[which]
+    return ("out=$(%sdpkg -i %s 2>&1); s=$?; [ $s = 0 ] || printf '%%s\\n' "
+            "\"$out\" | tail -n 5; echo status $s; dpkg-deb -f %s Version; "
+            "dpkg-query -W -f '${Version}\\n' libpam-namespace-ng" %
+            (ENV, deb, deb))
+
+
+def journal_since(cursor):
+    return ("journalctl -q --no-pager -o cat --after-cursor='%s' | "
+            "grep -F share_namespace: || true" % cursor)
+
+
+def guest(b, *cmds, timeout=120):
+    script = ("; echo %s; " % SPLIT).join("{ %s; } 2>&1" % c for c in cmds)
+    out = b.ssh("root", script + "; true", timeout=timeout)
+    parts = out.split(SPLIT + "\n")
+    if len(parts) != len(cmds):
+        raise RuntimeError("guest: %d outputs for %d commands: %s" %
+                           (len(parts), len(cmds), out[-500:]))
+    return [x.strip() for x in parts]
+
+
+def installed(b, which, out, lines):
+    """(whether dpkg -i succeeded and dpkg now has the .deb's version, what
+    it said)."""
     b.note("dpkg -i %s: the session lines now: %s" %
-           (DEBS[which], b.common_lines().replace("\n", "; ")))
-    return (out.endswith("status 0") and want == have,
-            "%s; installed %s" % (out.split("\n")[-1], have))
+           (DEBS[which], lines.replace("\n", "; ")))
+    tail = out.split("\n")[-3:]
+    ok = len(tail) == 3 and tail[0] == "status 0" and tail[1] == tail[2]
+    return ok, "%s; installed %s" % ("; ".join(out.split("\n")[:-2]),
+                                     tail[-1])
 
 
-def states(b):
+def state_lines(text):
     """alice's pins' keys and their state's first line."""
-    out = b.root("for f in %s/*.state; do [ -e \"$f\" ] || continue; "
-                 "echo \"$(basename \"$f\" .state) $(head -n 1 \"$f\")\"; done" % UDIR)
-    return dict(x.split(" ", 1) for x in out.split("\n") if x)
+    return dict(x.split(" ", 1) for x in text.split("\n") if x)
 
 
-def leftovers(b):
+def leftovers(text):
     """Pins, states and session records (KEY@PID...) in alice's directory."""
-    out = b.root("ls -A %s 2>/dev/null || true" % UDIR).split()
-    return [x for x in out if x.endswith((".ns", ".state", ".new")) or "@" in x]
-
-
-def mark(b):
-    out = b.root("journalctl -q -n 1 -o cat --show-cursor").strip()
-    return out.rsplit("-- cursor: ", 1)[1]
-
-
-def journal_since(b, cursor):
-    out = b.root("journalctl -q --no-pager -o cat --after-cursor='%s' | "
-                 "grep -F share_namespace: || true" % cursor)
-    return [x for x in out.split("\n") if x]
-
-
-def scratch_inode(where):
-    return where("stat -c %i /var/scratch").strip()
-
-
-def scratch_left(b):
-    return b.root("stat -c %i /var/scratch-inst/* 2>/dev/null || true").split()
-
-
-def wait_manager(b):
-    """Waits until logind has stopped user@2001.service after alice's last
-    session (UserStopDelaySec); returns the seconds it took, or None."""
-    start = time.time()
-    while time.time() - start < 120:
-        state = b.root("systemctl show -p ActiveState --value "
-                       "user@2001.service").strip()
-        if state == "inactive":
-            return time.time() - start
-        time.sleep(3)
-    return None
+    return [x for x in text.split() if x.endswith((".ns", ".state", ".new")) or
+            "@" in x]
 
 
 def refused(lines):
     return [x for x in lines if "of its own" in x or "refusing" in x]
 
 
+def upgrade_to(b, which):
+    """alice's pins, dpkg -i, the session lines, a journal cursor."""
+    old, out, lines, cursor = guest(b, STATES, dpkg_i(which), LINES, CURSOR)
+    ok, what = installed(b, which, out, lines)
+    b.note("alice's pin before the upgrade: %s" % state_lines(old))
+    return state_lines(old), ok, what, cursor
+
+
+def log_since(b, cursor, *more):
+    out = guest(b, journal_since(cursor), *more)
+    log = [x for x in out[0].split("\n") if x]
+    for x in log:
+        b.note("journal: " + x)
+    return log, out[1:]
+
+
 def clean_after(b, when, scratch):
     """After alice's last session: nothing of hers in /run/pam_namespace, the
     shared tmpdir instance removed."""
-    took = wait_manager(b)
-    left = leftovers(b)
-    scr = scratch_left(b)
-    b.result(took is not None and not left and scratch not in scr,
+    waited, left, scr = guest(b, WAIT, LEFT, SCRATCH, timeout=240)
+    left, scr = leftovers(left), scr.split()
+    b.result(waited.startswith("inactive ") and not left and scratch not in scr,
              "%s: after alice's sessions and user manager end, no pin, state "
              "or record of hers is left and the shared tmpdir instance is "
              "removed" % when,
-             "user@2001 stopped %s; %s holds %s; /var/scratch-inst inodes %s "
-             "(the shared one was %s)" %
-             ("after %.0f s" % took if took is not None else "not within 120 s",
-              UDIR, " ".join(left) or "none of them", " ".join(scr) or "none",
-              scratch))
+             "user@2001 %s s after her logout; %s holds %s; /var/scratch-inst "
+             "inodes %s (the shared one was %s)" %
+             (waited, UDIR, " ".join(left) or "none of them",
+              " ".join(scr) or "none", scratch))
 
 
 def back_to_orig(b, when):
     """The package's own .deb again, alice's user manager stopped first (its
     ExecStopPost drops her pin with the tool of the build it ran with)."""
-    b.root("systemctl stop user@2001.service")
-    ok, what = install(b, "orig")
-    left = leftovers(b)
+    out, lines, left = guest(b, "systemctl stop user@2001.service; " +
+                             dpkg_i("orig"), LINES, LEFT)
+    ok, what = installed(b, "orig", out, lines)
+    left = leftovers(left)
     b.result(ok and not left, "%s: dpkg -i of the package's own .deb "
              "(a downgrade) with no session of alice's open" % when,
              "%s; %s: %s" % (what, UDIR, " ".join(left) or "nothing of hers"))
@@ -121,19 +143,14 @@ def back_to_orig(b, when):
 
 def gen2(b):
     con = b.Console("alice", "alicepw")
-    con.run("echo gen1 >/var/scratch/gen1-note")
-    c_ns, c_scr = b.ns_of(con.run), scratch_inode(con.run)
-    old = states(b)
-    b.note("alice's pin before the upgrade: %s" % old)
-    ok, what = install(b, "gen2")
-    cursor = mark(b)
+    c_ns, c_scr = con.run("echo gen1 >/var/scratch/gen1-note; readlink "
+                          "/proc/self/ns/mnt; stat -c %i /var/scratch").split()
+    old, ok, what, cursor = upgrade_to(b, "gen2")
     out = b.ssh("alice", "readlink /proc/self/ns/mnt; ls -A /var/scratch; echo works")
-    log = journal_since(b, cursor)
-    for x in log:
-        b.note("journal: " + x)
+    log, (listed, js) = log_since(b, cursor, "pam_namespace_check --shared; "
+                                  "echo status $?", "pam_namespace_check --shared --json")
     s_ns = out.split("\n")[0]
-    b.result(ok and len(old) == 1 and
-             list(old.values()) == ["pam_namespace-share 1"] and
+    b.result(ok and list(old.values()) == ["pam_namespace-share 1"] and
              "works" in out and s_ns != c_ns and "gen1-note" not in out and
              any("pinned" in x for x in log) and not refused(log),
              "dpkg -i of an incompatible build (format 2, generation 2) while "
@@ -143,9 +160,6 @@ def gen2(b):
              "/var/scratch; journal: %d lines, %d refusing" %
              (what, c_ns, s_ns, " ".join(out.split("\n")[1:-2]) or "nothing",
               len(log), len(refused(log))))
-
-    listed = b.root("pam_namespace_check --shared 2>&1; echo status $?").strip()
-    js = b.root("pam_namespace_check --shared --json 2>&1")
     try:
         pins = json.loads(js)["shared"]
     except (ValueError, KeyError, TypeError) as e:
@@ -171,17 +185,12 @@ def gen2(b):
 
 def next_format(b):
     con = b.Console("alice", "alicepw")
-    con.run("echo before-upgrade >/tmp/upgrade-note")
-    c_ns, c_scr = b.ns_of(con.run), scratch_inode(con.run)
-    old = states(b)
-    b.note("alice's pin before the upgrade: %s" % old)
-    ok, what = install(b, "next")
-    cursor = mark(b)
+    c_ns, c_scr = con.run("echo before-upgrade >/tmp/upgrade-note; readlink "
+                          "/proc/self/ns/mnt; stat -c %i /var/scratch").split()
+    old, ok, what, cursor = upgrade_to(b, "next")
     out = b.ssh("alice", "readlink /proc/self/ns/mnt; cat /tmp/upgrade-note; "
                 "stat -c %i /var/scratch").split()
-    log = journal_since(b, cursor)
-    for x in log:
-        b.note("journal: " + x)
+    log, _ = log_since(b, cursor)
     b.result(ok and list(old.values()) == ["pam_namespace-share 1"] and
              out == [c_ns, "before-upgrade", c_scr] and
              any("joined" in x for x in log) and not refused(log),
@@ -195,7 +204,7 @@ def next_format(b):
     clean_after(b, "the later build", c_scr)
     con = b.Console("alice", "alicepw")
     note = con.run("cat /tmp/upgrade-note").strip()
-    now = states(b)
+    now = state_lines(guest(b, STATES)[0])
     con.logout()
     b.result(note == "before-upgrade" and
              list(now.values()) == ["pam_namespace-share 2"],
