@@ -32,7 +32,13 @@
  * gets a namespace of its own. A format that cannot be joined bumps
  * NS_SHARE_GENERATION too, which is part of the key, so that the files of
  * the two never share a name. -D defines in a second build prove it
- * (tests/integration/test_share_attacks.sh).
+ * (tests/integration/test_share_attacks.sh, and the later .debs of
+ * tests/boot/upgrade.py). Every format keeps format 1's lines (ns, root,
+ * user, polydir, tmpdir) as they are, adding lines of its own, so that
+ * any release can drop another's pin whole, its tmpdir instances with it
+ * (ns_share_state_read_other): user@.service's ExecStopPost runs the
+ * installed release's pam_namespace_check on the pins of sessions that an
+ * older one opened.
  */
 #ifndef NS_SHARE_FORMAT
 #define NS_SHARE_FORMAT 1
@@ -232,7 +238,7 @@ static int state_magic(const char *line, int *ret_format)
 	return v < NS_SHARE_FORMAT_MIN || v > NS_SHARE_FORMAT ? -EPROTO : 0;
 }
 
-int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
+static int state_read(int dir_fd, const char *base, bool other, struct ns_share_state *ret)
 {
 	struct ns_share_state st = {0};
 	int format = 0;
@@ -266,8 +272,15 @@ int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret
 	buf[n] = '\0';
 	line = strtok_r(buf, "\n", &save);
 	r = state_magic(line, &format);
-	while (r == 0 && (line = strtok_r(NULL, "\n", &save)))
+	if (r == -EPROTO && other)
+		r = 0;
+	else
+		other = false;
+	while (r == 0 && (line = strtok_r(NULL, "\n", &save))) {
 		r = parse_line(&st, line);
+		if (r == -EBADMSG && other)
+			r = 0; /* a line of that format's own */
+	}
 	free(buf);
 	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
 		r = -EBADMSG;
@@ -278,6 +291,16 @@ int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret
 	}
 	*ret = st;
 	return 0;
+}
+
+int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
+{
+	return state_read(dir_fd, base, false, ret);
+}
+
+int ns_share_state_read_other(int dir_fd, const char *base, struct ns_share_state *ret)
+{
+	return state_read(dir_fd, base, true, ret);
 }
 
 /*

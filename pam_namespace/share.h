@@ -128,6 +128,12 @@ int ns_share_lock(int udir, unsigned timeout_ms);
  * and private, -EPROTO if of a format this build cannot join.
  */
 int ns_share_state_read(int udir, const char *key, struct ns_share_state *ret);
+/*
+ * The same for a state of another format too (st->format says which), as
+ * far as this build knows its lines, for dropping another release's pin:
+ * not for joining it.
+ */
+int ns_share_state_read_other(int udir, const char *key, struct ns_share_state *ret);
 int ns_share_state_write(int udir, const char *key, const struct ns_share_state *st);
 void ns_share_state_free(struct ns_share_state *st);
 /* 1 if the process is the same one (pid and pidfs inode or start time), 0 if it is gone. */

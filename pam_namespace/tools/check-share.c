@@ -168,10 +168,15 @@ static int pins_list(int dir_fd, long uid, struct pin **ret, size_t *ret_n)
 				p->pin_error = pfd < 0 ? pfd : 0;
 				if (pfd >= 0)
 					close(pfd);
-				if (ns_share_sessions(p->udir, p->key, NS_SHARE_SCAN_COUNT, &p->st,
-						      &p->stale) == 0)
-					p->live = p->st.n_sessions;
+			} else if (p->state_error == -EPROTO) {
+				/* another release's: its user, and its sessions, named as ours are
+				 */
+				(void)ns_share_state_read_other(p->udir, p->key, &p->st);
 			}
+			if ((p->state_error == 0 || p->state_error == -EPROTO) &&
+			    ns_share_sessions(p->udir, p->key, NS_SHARE_SCAN_COUNT, &p->st,
+					      &p->stale) == 0)
+				p->live = p->st.n_sessions;
 		}
 		free_names(keys, n_keys);
 		close(udir);
@@ -528,9 +533,13 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 		return 0;
 	/*
 	 * Unreadable: the pin cannot be joined anyway; remove what is there.
-	 * Another release's state (-EPROTO): its sessions are counted as ours
-	 * are, since records are named alike in every format.
+	 * Another release's state (-EPROTO): read as far as this build knows
+	 * its lines, for its tmpdir instances (share-store.c: every format
+	 * keeps format 1's lines); its sessions are counted as ours are, since
+	 * records are named alike in every format.
 	 */
+	if (r == -EPROTO)
+		(void)ns_share_state_read_other(p->udir, p->key, &st);
 	if (r < 0 && r != -EPROTO)
 		st = (struct ns_share_state){0};
 	else

@@ -32,6 +32,8 @@ import time
 
 import pexpect
 
+import upgrade
+
 WORK, MODE = sys.argv[1], sys.argv[2]
 BOOT_TIMEOUT = int(os.environ.get("NS_BOOT_TIMEOUT", "600"))
 APPEND = " ".join(["root=/dev/vda rw console=ttyS0 net.ifnames=0"] +
@@ -562,10 +564,12 @@ def common_lines():
 
 
 def package_cycle():
-    """The package's life on the booted system: the plain pam-auth-update
+    """The package's life on the booted system: later builds installed
+    with alice logged in (upgrade.py), the plain pam-auth-update
     profile instead of the shared one, an upgrade (the same .deb installed
     again), a removal refused while a pam.d file names the module, and the
     removal. Logins work at every step."""
+    upgrade.live_upgrades(sys.modules[__name__])
     env = "DEBIAN_FRONTEND=noninteractive "
     deb = "/root/libpam-namespace-ng.deb"
     root(env + "pam-auth-update --disable namespace-ng-shared "

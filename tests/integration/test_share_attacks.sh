@@ -18,7 +18,8 @@
 #    left to one opened from process 1's, which removes its tmpdir instance.
 # And an upgrade with alice logged in: a module of a later, compatible share
 # format joins the pin of this one; one of an incompatible format builds its
-# own; no login refused, no pin left; the cap on recorded sessions; and
+# own; no login refused, no pin left; this build's --drop removes a later
+# format's pin whole, its tmpdir instance too; the cap on recorded sessions; and
 # quick logins on every CPU each pin (the ELOOP of per-CPU namespace ids).
 # shellcheck disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
@@ -343,6 +344,21 @@ attack_upgrade() {
 	assert_eq 1 "$(pins "$alice")" "the later format's pin after --drop"
 	release next2
 	assert_eq 0 "$(pins "$alice")" "no pin left"
+	# A later format's pin whose sessions all ended without closing it (as
+	# user@.service's does, closed as the user): this build's --drop, which
+	# the unit's ExecStopPost runs, removes it whole, its tmpdir instance too.
+	sandbox_conf '/tmp /srv/tmp-inst/ tmpdir root'
+	sandbox_inst_parent /srv/tmp-inst
+	hold next3 ns-next alice 'echo t >/tmp/t'
+	assert_eq "pam_namespace-share 2" "$(head -1 "$PIN/$alice"/*.state)" "the later build's state format"
+	kill_held next3
+	assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the killed session's tmpdir instance"
+	out=$("$NS_CHECK" --drop alice)
+	assert_contains "$out" "dropped $PIN/$alice/" "--drop of a later format's pin without a session"
+	assert_eq 0 "$(pins "$alice")" "no pin left"
+	assert_eq 0 "$(records "$alice")" "no record left"
+	assert_eq 0 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 | wc -l)" "the later format's tmpdir instance, removed"
+	sandbox_conf '/tmp tmpfs tmpfs root'
 }
 
 attack_cpus() {

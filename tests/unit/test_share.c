@@ -333,6 +333,54 @@ static void test_state_format(void **state)
 }
 
 /*
+ * Another release's state is read for dropping its pin, as far as this
+ * build knows its lines: its tmpdir instances and user, its own lines
+ * skipped. A state this build joins is read as strictly as ever.
+ */
+static void test_state_other_format(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	const struct {
+		const char *text;
+		int want, want_other;
+	} cases[] = {
+		{"pam_namespace-share 7\nns 4 4026532175\nroot 2049 2\nuser alice\nfuture x y\n"
+		 "tmpdir /var/scratch-inst alice.XYZ\npolydir /tmp\n",
+		 -EPROTO, 0},
+		{"pam_namespace-share 1\nns 4 4026532175\nroot 2049 2\nuser alice\nfuture x y\n",
+		 -EBADMSG, -EBADMSG},
+		{"pam_namespace-share 7\nfuture x y\n", -EPROTO, -EBADMSG}, /* no ns line */
+		{"pam_namespace-shared 7\nns 4 4026532175\nroot 2049 2\nuser alice\n", -EBADMSG,
+		 -EBADMSG},
+	};
+
+	if (geteuid() != 0)
+		skip(); /* the reader refuses a state file that is not root's */
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ns_share_state back = {0};
+		int fd = openat(dir, "f.state", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, cases[i].text, strlen(cases[i].text)),
+				 (ssize_t)strlen(cases[i].text));
+		close(fd);
+		assert_int_equal(ns_share_state_read(dir, "f", &back), cases[i].want);
+		assert_null(back.user);
+		assert_int_equal(ns_share_state_read_other(dir, "f", &back), cases[i].want_other);
+		if (cases[i].want_other == 0) {
+			assert_int_equal(back.format, 7);
+			assert_string_equal(back.user, "alice");
+			assert_int_equal(back.ino, 4026532175);
+			assert_int_equal(back.n_tmpdirs, 1);
+			assert_string_equal(back.tmpdirs[0].parent, "/var/scratch-inst");
+			assert_string_equal(back.tmpdirs[0].name, "alice.XYZ");
+			assert_int_equal(back.n_polydirs, 1);
+			ns_share_state_free(&back);
+		}
+	}
+}
+
+/*
  * Issue 27, point 2: a user directory made under a umask of 0277 and a
  * group not root's is root:root 0700 all the same; a root-owned one of
  * another mode is put right; one writable by others is refused.
@@ -383,6 +431,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prune_every_gone_record, make_dir, remove_dir),
 		cmocka_unit_test(test_tmpdir_parent),
 		cmocka_unit_test_setup_teardown(test_state_format, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_state_other_format, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_user_dir_mode, make_dir, remove_dir),
 	};
 
