@@ -61,7 +61,7 @@ if ! ls "$out"/libpam-namespace-ng_*.deb >/dev/null 2>&1; then
 		# The .deb comes out of the root as a tar on enter.sh's stdout.
 		bash "$here/../trixie/enter.sh" "$troot" "$out/tree" "$out" \
 			'DEB_BUILD_OPTIONS="nocheck parallel=2" dpkg-buildpackage -us -uc -b >&2 &&
-			tar -C / -cf - libpam-namespace-ng_*.deb' 2>"$out/build.log" |
+			cd / && tar -cf - libpam-namespace-ng_*.deb' 2>"$out/build.log" |
 			tar -C "$out" -xf -
 	else
 		(cd "$out/tree" && DEB_BUILD_OPTIONS="nocheck parallel=2" \
