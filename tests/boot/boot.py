@@ -210,8 +210,16 @@ def ns_of(where):
     return where("readlink /proc/self/ns/mnt").strip()
 
 
+def versions():
+    note(root("echo Debian $(cat /etc/debian_version), kernel $(uname -r), "
+              "$(dpkg-query -W -f '${Package} ${Version}, ' systemd "
+              "libpam-modules util-linux login openssh-server cron)"
+              ).strip().rstrip(","))
+
+
 def first_boot():
     boot(1)
+    versions()
     out = root("systemctl show -p ActiveState -p Result -p ExecMainStatus "
                "pam_namespace_ng_helper.service")
     result("ActiveState=active" in out and "Result=success" in out and
@@ -364,7 +372,11 @@ def aged_clean():
     in on the console: systemd-tmpfiles-clean removes her old files, not
     the parents or the instances (without the snippet it removed
     /tmp/tmp-inst and her live /tmp instance with it). Last: the clock
-    stays on."""
+    stays on. Debian 13's own tmp.conf ages them so; Debian 12's does not."""
+    out = root("grep -E '^[qdD] /(var/)?tmp ' /usr/lib/tmpfiles.d/tmp.conf "
+               "|| true").strip()
+    note("the vendor's tmp.conf: " + (out.replace("\n", "; ") or
+                                      "no line for /tmp or /var/tmp"))
     out = root("ls %s /etc/tmpfiles.d/pam_namespace.conf 2>&1 || true" % SNIPPET)
     result(SNIPPET + "\n" in out and "cannot access '/etc/tmpfiles.d/" in out,
            "the package's tmpfiles snippet is installed, no copy in "
@@ -407,6 +419,7 @@ def shared_boot():
     her user manager and its services) share one mount namespace pinned in
     /run/pam_namespace; the last close unpins it."""
     boot(1)
+    versions()
     check_parents("after boot")
     note("session lines: " + root(
         "grep -h pam_namespace_ng /etc/pam.d/common-session "
