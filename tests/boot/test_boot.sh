@@ -94,13 +94,15 @@ tarball=$(NS_BOOT_SUITE=$release bash "$here/rootfs.sh" "$base/cache" "${extra[@
 	exit 1
 }
 if [[ $release == trixie ]]; then
-	# The .deb of Debian 13, built in suite trixie's root, not bookworm's.
-	troot=$(bash "$here/../trixie/root.sh" "${NS_TRIXIE_WORK:-$base/../trixie}/cache") || {
+	# The .deb of Debian 13, built in suite trixie's root, not bookworm's,
+	# and kept in that suite's work directory: its deb part installs the same.
+	tw=${NS_TRIXIE_WORK:-$base/../trixie}
+	troot=$(bash "$here/../trixie/root.sh" "$tw/cache") || {
 		echo "FAIL: making the Debian 13 root (tests/trixie/root.sh)"
 		exit 1
 	}
 	echo "# the .deb is built in $troot"
-	deb=$(bash "$here/deb.sh" "$src" "$base/deb-trixie" "$troot") || {
+	deb=$(bash "$here/deb.sh" "$src" "$tw/deb" "$troot") || {
 		echo "FAIL: building the .deb with dpkg-buildpackage in the Debian 13 root"
 		exit 1
 	}
