@@ -372,7 +372,8 @@ def aged_clean():
     in on the console: systemd-tmpfiles-clean removes her old files, not
     the parents or the instances (without the snippet it removed
     /tmp/tmp-inst and her live /tmp instance with it). Last: the clock
-    stays on. Debian 13's own tmp.conf ages them so; Debian 12's does not."""
+    stays on. Debian 13's own tmp.conf ages /tmp and /var/tmp so; Debian
+    12's does not."""
     out = root("grep -E '^[qdD] /(var/)?tmp ' /usr/lib/tmpfiles.d/tmp.conf "
                "|| true").strip()
     note("the vendor's tmp.conf: " + (out.replace("\n", "; ") or
