@@ -18,6 +18,9 @@
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 #   NS_BOOT_APPEND     more words for the kernel's command line (the SELinux
 #                      images' security=selinux enforcing=1)
+#   NS_BOOT_RELEASE    the image's Debian: bookworm (12, the default) or
+#                      trixie (13); shared's package-life checks run on
+#                      bookworm only
 #
 # boot_selinux.py imports it for the SELinux images' boots.
 
@@ -35,6 +38,7 @@ import pexpect
 import upgrade
 
 WORK, MODE = sys.argv[1], sys.argv[2]
+RELEASE = os.environ.get("NS_BOOT_RELEASE", "bookworm")
 BOOT_TIMEOUT = int(os.environ.get("NS_BOOT_TIMEOUT", "600"))
 APPEND = " ".join(["root=/dev/vda rw console=ttyS0 net.ifnames=0"] +
                   os.environ.get("NS_BOOT_APPEND", "").split())
@@ -208,8 +212,16 @@ def ns_of(where):
     return where("readlink /proc/self/ns/mnt").strip()
 
 
+def versions():
+    note(root("echo Debian $(cat /etc/debian_version), kernel $(uname -r), "
+              "$(dpkg-query -W -f '${Package} ${Version}, ' systemd "
+              "libpam-modules util-linux login openssh-server cron)"
+              ).strip().rstrip(","))
+
+
 def first_boot():
     boot(1)
+    versions()
     out = root("systemctl show -p ActiveState -p Result -p ExecMainStatus "
                "pam_namespace_ng_helper.service")
     result("ActiveState=active" in out and "Result=success" in out and
@@ -313,15 +325,19 @@ def second_boot(old_scratch):
            "pam_namespace_ng_helper.service ran at the second boot",
            out.strip().replace("\n", " "))
     check_parents("after the reboot")
-    # Debian's tmp.conf says "D /tmp": /tmp is emptied at every boot, the
-    # instances in it with it; the helper then makes the parent again.
+    # Debian 12's tmp.conf says "D /tmp": /tmp is emptied at every boot,
+    # the instances in it with it; the helper then makes the parent again.
+    # Debian 13 mounts a tmpfs on /tmp (systemd's tmp.mount), new at every
+    # boot.
     cleaned = root("cat /etc/tmpfiles.d/tmp.conf /usr/lib/tmpfiles.d/tmp.conf "
                    "2>/dev/null | grep -c '^D /tmp ' || true").strip() != "0"
+    tmpfs = root("findmnt -n -o FSTYPE /tmp || true").strip() == "tmpfs"
     s_ls = ssh("alice", "ls -A /tmp /var/tmp /var/scratch").split()
-    if cleaned:
+    if cleaned or tmpfs:
         result("console-note" not in s_ls,
-               "reboot, /tmp (user): emptied at boot as Debian's tmp.conf "
-               "(D /tmp) says, the parent made again by the helper",
+               "reboot, /tmp (user): emptied at boot (%s), the parent made "
+               "again by the helper" % ("a tmpfs on /tmp" if tmpfs else
+                                        "Debian's tmp.conf says D /tmp"),
                "alice sees " + " ".join(s_ls))
     else:
         result("console-note" in s_ls,
@@ -358,7 +374,12 @@ def aged_clean():
     in on the console: systemd-tmpfiles-clean removes her old files, not
     the parents or the instances (without the snippet it removed
     /tmp/tmp-inst and her live /tmp instance with it). Last: the clock
-    stays on."""
+    stays on. Debian 13's own tmp.conf ages /tmp and /var/tmp so; Debian
+    12's does not."""
+    out = root("grep -E '^[qdD] /(var/)?tmp ' /usr/lib/tmpfiles.d/tmp.conf "
+               "|| true").strip()
+    note("the vendor's tmp.conf: " + (out.replace("\n", "; ") or
+                                      "no line for /tmp or /var/tmp"))
     out = root("ls %s /etc/tmpfiles.d/pam_namespace.conf 2>&1 || true" % SNIPPET)
     result(SNIPPET + "\n" in out and "cannot access '/etc/tmpfiles.d/" in out,
            "the package's tmpfiles snippet is installed, no copy in "
@@ -401,6 +422,7 @@ def shared_boot():
     her user manager and its services) share one mount namespace pinned in
     /run/pam_namespace; the last close unpins it."""
     boot(1)
+    versions()
     check_parents("after boot")
     note("session lines: " + root(
         "grep -h pam_namespace_ng /etc/pam.d/common-session "
@@ -511,6 +533,11 @@ def shared_boot():
     result(not own, "share_namespace: no session of alice's was refused the "
            "shared namespace (journal)", "%d such lines" % len(own))
     check_common(1)
+    if RELEASE != "bookworm":
+        note("the helper's failure and the package's life are checked on "
+             "Debian 12 (boot_shared)")
+        poweroff(1)
+        return
     helper_fails()
     package_cycle()
     poweroff(1)

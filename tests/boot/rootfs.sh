@@ -5,7 +5,9 @@
 #
 # Prints the path of a Debian 12 root file system tarball built by
 # mmdebstrap with the packages below and the PACKAGEs named (the SELinux
-# images' policies), from the mirror the host's apt uses.
+# images' policies), from the mirror the host's apt uses; with
+# NS_BOOT_SUITE=trixie, a Debian 13 one from the same mirror (only
+# mmdebstrap reads it: trixie is never in the host's apt sources).
 # The tarball is kept in CACHE under a name made of the hash of what goes
 # into it, so that only a changed package list builds it again (about 7
 # minutes on two cores; a warm run just prints the name). The build runs in
@@ -20,7 +22,11 @@ set -euo pipefail
 }
 cache=$1
 shift
-suite=bookworm
+suite=${NS_BOOT_SUITE:-bookworm}
+[[ $suite =~ ^(bookworm|trixie)$ ]] || {
+	echo "rootfs.sh: NS_BOOT_SUITE must be bookworm or trixie" >&2
+	exit 2
+}
 # The mirror this host's apt takes bookworm's main from (deb.debian.org
 # when it has none), or NS_BOOT_MIRROR.
 # shellcheck disable=SC2016 # apt-get expands $(REPO_URI) itself

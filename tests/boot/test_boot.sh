@@ -8,7 +8,7 @@
 # qemu-system-x86_64 (TCG). boot.py then logs in on the serial console and
 # over ssh, reboots, and prints one PASS or FAIL line per check.
 #
-#   test_boot.sh [default|shared|selinux|mls]
+#   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]
 #
 # default: the module line of "Deploying it", two boots (boot.py default).
 # shared: the same line with share_namespace (issue 15), put in place by
@@ -20,11 +20,17 @@
 # made and booted enforcing (selinux_image.sh, boot_selinux.py): selinux
 # with selinux-policy-default and the context method, mls with
 # selinux-policy-mls and the level method.
+# trixie, trixie_shared: default and shared on a Debian 13 image, with the
+# .deb built by dpkg-buildpackage inside the Debian 13 root of suite trixie
+# (tests/trixie/root.sh, shared with that suite's cache); shared's
+# package-life checks are bookworm's only.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
 #                   the root file system and the .deb, kept in its cache
 #                   and deb, are shared by both modes, the rest is in MODE/
+#   NS_TRIXIE_WORK  suite trixie's work directory, whose cache holds the
+#                   Debian 13 root (default: NS_BOOT_WORK/../trixie)
 #
 # Everything is written below NS_BOOT_WORK; the host's /etc, /tmp and
 # network are not touched (qemu's user-mode network forwards one free port
@@ -32,10 +38,19 @@
 set -euo pipefail
 
 mode=${1:-default}
-[[ $mode =~ ^(default|shared|selinux|mls)$ ]] || {
-	echo "usage: test_boot.sh [default|shared|selinux|mls]" >&2
+[[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared)$ ]] || {
+	echo "usage: test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]" >&2
 	exit 2
 }
+# trixie_shared is shared on Debian 13: MODE says which checks, release
+# which Debian, name the work directory.
+name=$mode
+release=bookworm
+if [[ $mode == trixie* ]]; then
+	release=trixie
+	mode=default
+	[[ $name == trixie_shared ]] && mode=shared
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 src=${NS_SOURCE_ROOT:-$here/../..}
 work=${NS_BOOT_WORK:-$src/build/tests/boot}
@@ -64,7 +79,7 @@ python3 -c 'import pexpect' 2>/dev/null || {
 
 mkdir -p "$work"
 base=$(cd "$work" && pwd)
-work=$base/$mode
+work=$base/$name
 mkdir -p "$work"
 start=$SECONDS
 rc=0
@@ -72,16 +87,31 @@ rc=0
 extra=()
 [[ $mode == selinux || $mode == mls ]] &&
 	extra=(selinux-basics selinux-policy-default selinux-policy-mls policycoreutils-python-utils)
-tarball=$(bash "$here/rootfs.sh" "$base/cache" "${extra[@]}") || rc=$?
+tarball=$(NS_BOOT_SUITE=$release bash "$here/rootfs.sh" "$base/cache" "${extra[@]}") || rc=$?
 [[ $rc == 0 ]] || {
 	[[ $rc == 77 ]] && skip "mmdebstrap could not run"
 	echo "FAIL: building the root file system (rootfs.sh)"
 	exit 1
 }
-deb=$(bash "$here/deb.sh" "$src" "$base/deb") || {
-	echo "FAIL: building the .deb with dpkg-buildpackage"
-	exit 1
-}
+if [[ $release == trixie ]]; then
+	# The .deb of Debian 13, built in suite trixie's root, not bookworm's,
+	# and kept in that suite's work directory: its deb part installs the same.
+	tw=${NS_TRIXIE_WORK:-$base/../trixie}
+	troot=$(bash "$here/../trixie/root.sh" "$tw/cache") || {
+		echo "FAIL: making the Debian 13 root (tests/trixie/root.sh)"
+		exit 1
+	}
+	echo "# the .deb is built in $troot"
+	deb=$(bash "$here/deb.sh" "$src" "$tw/deb" "$troot") || {
+		echo "FAIL: building the .deb with dpkg-buildpackage in the Debian 13 root"
+		exit 1
+	}
+else
+	deb=$(bash "$here/deb.sh" "$src" "$base/deb") || {
+		echo "FAIL: building the .deb with dpkg-buildpackage"
+		exit 1
+	}
+fi
 echo "# root file system: $tarball"
 echo "# package: $deb ($((SECONDS - start)) s so far)"
 
@@ -262,4 +292,4 @@ elif [[ $mode == mls ]]; then
 	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=0" \
 		exec python3 "$here/boot_selinux.py" "$work" "$mode"
 fi
-exec python3 "$here/boot.py" "$work" "$mode"
+NS_BOOT_RELEASE=$release exec python3 "$here/boot.py" "$work" "$mode"

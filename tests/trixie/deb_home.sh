@@ -1,11 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-#   deb_home.sh ROOT SRC WORK
+#   deb_home.sh ROOT SRC WORK DEB
 #
 # The .deb on Debian 13, as an administrator deploys it, inside the trixie
 # root ROOT (under enter.sh's throwaway overlay, so the root's /etc may be
-# written): dpkg-buildpackage -b builds it from SRC, dpkg -i installs it,
+# written): DEB, built in ROOT from SRC by dpkg-buildpackage -b
+# (tests/boot/deb.sh), comes in on standard input, dpkg -i installs it,
 # namespace.conf polyinstantiates $HOME, and Debian's own
 # /etc/security/namespace.init and /etc/login.defs (which has no UMASK
 # line on Debian 13) stay as libpam-modules and login ship them. Then
@@ -17,14 +18,17 @@
 # module it must not be writable by group or others.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+[[ $# == 4 ]] || {
+	echo "usage: deb_home.sh ROOT SRC WORK DEB" >&2
+	exit 2
+}
 exec bash "$here/enter.sh" "$1" "$2" "$3" '
 set -euo pipefail
 fail() { echo "FAIL: $*"; exit 1; }
-echo "# dpkg-buildpackage -us -uc -b"
-dpkg-buildpackage -us -uc -b >/tmp/deb.log 2>&1 || { tail -n 40 /tmp/deb.log; fail "dpkg-buildpackage"; }
-deb=$(ls /libpam-namespace-ng_*.deb)
+deb=/root/'"${4##*/}"'
+cat >"$deb"
 dpkg -i "$deb" >/tmp/dpkg.log 2>&1 || { cat /tmp/dpkg.log; fail "dpkg -i $deb"; }
-echo "ok: built and installed ${deb#/}"
+echo "ok: installed ${deb#/root/}"
 ours=$(dpkg -L libpam-namespace-ng | grep "/pam_namespace_ng\.so$")
 meson setup build >/dev/null && meson compile -C build pty_run >/dev/null
 pty=build/tests/driver/pty_run
@@ -71,4 +75,4 @@ for side in ours reference; do
 	done
 done
 echo "ok: with pam_namespace_ng.so a new home is not writable by group or others; Linux-PAM 1.7.0 leaves it 0777"
-'
+' <"$4"

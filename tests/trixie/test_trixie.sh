@@ -20,7 +20,10 @@
 #                                 su's, driven by tests/driver/pty_run
 #   test_trixie.sh suites         the unit, kernel, security and integration
 #                                 suites, all of them, run in the root
-#   test_trixie.sh deb            the .deb built by dpkg-buildpackage and
+#   test_trixie.sh deb            the .deb built by dpkg-buildpackage in
+#                                 the root (tests/boot/deb.sh, cached in
+#                                 NS_TRIXIE_WORK/deb and installed in
+#                                 boot_trixie's image too) and
 #                                 installed by dpkg, with Debian's own
 #                                 namespace.init and login.defs: a new
 #                                 $HOME instance is not writable by others
@@ -152,7 +155,13 @@ for d in map(json.loads, open(\"build/meson-logs/testlog.json\")):
 '
 	;;
 deb)
-	bash "$here/deb_home.sh" "$root" "$src" "$work/run-deb"
+	# Built in the root by tests/boot/deb.sh, kept for boot_trixie too.
+	deb=$(bash "$here/../boot/deb.sh" "$src" "$work/deb" "$root") || {
+		echo "FAIL: dpkg-buildpackage -us -uc -b in the trixie root (tests/boot/deb.sh)"
+		exit 1
+	}
+	echo "# built in the root by dpkg-buildpackage -us -uc -b: $deb"
+	bash "$here/deb_home.sh" "$root" "$src" "$work/run-deb" "$deb"
 	;;
 bench)
 	args=$(printf ' %q' "${@:2}")
