@@ -15,8 +15,10 @@
 #   mls:      selinux-policy-mls, the level method; alice is staff_u at s0
 #             (semanage login) and at s2 for login, the console (the
 #             policy's per-service file logins/alice, which libselinux's
-#             getseuser reads): an ssh login at s2 is refused by pam_selinux
-#             under this policy (sshd_t may not create a key at s2).
+#             getseuser reads). A local module, mls_trusted.cil, gives
+#             login and sshd the MLS privilege over keys that Debian 12's
+#             policy lacks (below): without it pam_selinux refuses every
+#             login at a level other than s0.
 
 case $mode in
 selinux)
@@ -41,6 +43,15 @@ selinux_conf() {
 /tmp          /tmp/tmp-inst/        $se_method    root
 /var/tmp      /var/tmp/tmp-inst/    $se_method    root
 CONF
+	# The package's init script (its example) in place of Debian's, which
+	# runs restorecon on every new instance and so undoes the policy's
+	# label of a context instance where the login program may relabel.
+	local init=$root/usr/share/doc/libpam-namespace-ng/examples/namespace.init
+	[[ -s $init ]] || {
+		echo "FAIL: the package has no example namespace.init"
+		exit 1
+	}
+	install -m 755 "$init" "$root/etc/security/namespace.init"
 	local maps=()
 	if [[ $mode == selinux ]]; then
 		maps=("-s user_u -r s0 alice" "-s staff_u -r s0-s0:c0.c1023 bob")
@@ -76,10 +87,31 @@ CONF
 		}
 		install -d "$root/etc/selinux/mls/logins"
 		echo "login:staff_u:s2" >"$root/etc/selinux/mls/logins/alice"
-
+		mls_trusted
 	fi
 	echo "# SELinux: SELINUXTYPE=$se_type, namespace.conf's method $se_method; seusers:"
 	grep -v '^#' "$root/etc/selinux/$se_type/seusers" | sed 's/^/#   /'
+}
+
+# The MLS privilege (an attribute of the policy's mls constraints) that
+# Debian 12's selinux-policy-mls does not give the login programs:
+# pam_selinux sets the session's key creation context to the user's, and
+# at any level but s0 the "key create" rule needs mlskeywritetoclr for
+# local_login_t and sshd_t. Without it every login above s0 fails
+# ("Setting key creation context staff_u:staff_r:staff_t:s2 failed:
+# Permission denied"). The users' domains are not changed: staff_t stays
+# bound by every MLS rule.
+mls_trusted() {
+	cat >"$root/root/mls_trusted.cil" <<'CIL'
+(typeattributeset mlskeywritetoclr (local_login_t sshd_t))
+CIL
+	in_root semodule -s mls -i /root/mls_trusted.cil >>"$work/semanage.log" 2>&1 || {
+		cat "$work/semanage.log"
+		echo "FAIL: semodule -i mls_trusted.cil in the image"
+		exit 1
+	}
+	rm "$root/root/mls_trusted.cil"
+	echo "# the mls policy's local module mls_trusted: $(in_root semodule -s mls -l | grep -c '^mls_trusted') installed"
 }
 
 # The whole tree labelled with the policy's file_contexts (the chroot's
