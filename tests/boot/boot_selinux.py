@@ -44,6 +44,12 @@ EXPLAINED = {
         "login program its namespace file; the module logs a notice and goes on)",
     ("sshd_t", "nsfs_t", "file"):
         "the same for sshd: no way back kept, a notice logged",
+    ("staff_t", "tmp_t", "dir"):
+        "MLS: alice's s2 session writing into her s0 instance, the check "
+        "that it may not",
+    ("sshd_t", "staff_t", "key"):
+        "sshd searching the keyring of alice's s2 session, above its level "
+        "(the module makes no keyring call): not the module's",
     ("sysadm_t", "tmp_t", "dir"):
         "MLS: root's s0 login reading alice's s2 instance, the check that "
         "it may not",
@@ -217,8 +223,11 @@ def selinux_boot():
            "id -Z %s; /tmp %s, /var/tmp %s; instances %s labelled %s; %s" %
            (c_id, c_tmp, c_vtmp, " ".join(i_st), l1, l2))
 
+    # With a terminal: the shell at s2 may not write to the pipes sshd
+    # (s0-s15) gives a command without one (staff_t -> sshd_t fifo_file
+    # write), and its output would be lost.
     def s(c):
-        return ssh("alice", c)
+        return ssh_tty("alice", c)
     s_id, s_tmp = s("id -Z").strip(), stat(s, "/tmp")
     s_ls = s("ls -A /tmp").split()
     result(s_id == alice and s_tmp == c_tmp and "console-note" in s_ls,
@@ -295,6 +304,18 @@ def console_login(user, password):
     return con
 
 
+def ssh_tty(user, cmd):
+    """ssh with a terminal (-tt): the command's output, without the
+    terminal's carriage returns."""
+    p = subprocess.run(boot.SSH + ["-tt", user + "@127.0.0.1", cmd],
+                       capture_output=True, text=True, timeout=120,
+                       stdin=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise RuntimeError("ssh -tt %s %r: status %d: %s" %
+                           (user, cmd, p.returncode, p.stdout.strip()))
+    return p.stdout.replace("\r", "")
+
+
 def denied(where, cmd):
     """Runs cmd (a shell's words) where; True with its message if it
     failed with Permission denied."""
@@ -338,8 +359,11 @@ def mls_boot():
            "labelled with /tmp's context at s0" % want["s0"],
            "id -Z %s; /tmp %s labelled %s; instance %s" % (c_id, c_tmp, c_lab, st0))
 
+    # With a terminal: the shell at s2 may not write to the pipes sshd
+    # (s0-s15) gives a command without one (staff_t -> sshd_t fifo_file
+    # write), and its output would be lost.
     def s(c):
-        return ssh("alice", c)
+        return ssh_tty("alice", c)
     s_id, s_tmp = s("id -Z").strip(), stat(s, "/tmp")
     s_lab = s("stat -c %C /tmp").strip()
     s("echo high >/tmp/high-note")
@@ -356,7 +380,8 @@ def mls_boot():
     # Through /proc/PID/root, which DAC allows her (both are her
     # processes), each session's /tmp is reachable from the other: MLS
     # decides. An s2 process held open for the s0 console to try.
-    hold = subprocess.Popen(boot.SSH + ["alice@127.0.0.1", "echo $$; exec sleep 300"],
+    hold = subprocess.Popen(boot.SSH + ["-tt", "alice@127.0.0.1",
+                                        "echo $$; exec sleep 300"],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             text=True)
     try:
