@@ -10,8 +10,9 @@
 # console and ssh logins of alice (user_u) and an ssh login of bob
 # (staff_u) get the instances named and labelled after what the policy's
 # compute_member gives, whichever login program made them. mls
-# (selinux-policy-mls, the level method), booted enforcing: alice logged in
-# over ssh at s0 and at the same time on the console at s2 has two
+# (selinux-policy-mls, the level method), booted permissive and made
+# enforcing before any login (it does not boot enforcing): alice logged in
+# on the console at s0 and at the same time over ssh at s2 has two
 # instances, each labelled at its level; s0 may not read up into the s2
 # one, s2 may not write down into the s0 one, root's s0 login may not read
 # the s2 one. Both: the
