@@ -45,19 +45,23 @@ EXPLAINED = {
         "login program its namespace file; the module logs a notice and goes on)",
     ("sshd_t", "nsfs_t", "file"):
         "the same for sshd: no way back kept, a notice logged",
-    ("staff_t", "tmp_t", "dir"):
-        "MLS: alice's s2 session writing into her s0 instance, the check "
-        "that it may not",
-    ("sshd_t", "staff_t", "key"):
-        "sshd searching the keyring of alice's s2 session, above its level "
-        "(the module makes no keyring call): not the module's",
-    ("sysadm_t", "tmp_t", "dir"):
-        "MLS: root's s0 login reading alice's s2 instance, the check that "
-        "it may not",
     ("local_login_t", "sshd_t", "key"):
         "pam_keyinit (force revoke) in login searching the user's keyring "
         "that an ssh session made: not the module's",
 }
+# boot_mls's own: what its checks provoke, and what the s2 session brings.
+if MODE == "mls":
+    EXPLAINED.update({
+        ("staff_t", "tmp_t", "dir"):
+            "MLS: alice's s2 session writing into her s0 instance, the check "
+            "that it may not",
+        ("sshd_t", "staff_t", "key"):
+            "sshd searching the keyring of alice's s2 session, above its "
+            "level (the module makes no keyring call): not the module's",
+        ("sysadm_t", "tmp_t", "dir"):
+            "MLS: root's s0 login reading alice's s2 instance, the check "
+            "that it may not",
+    })
 AVC = re.compile(r"avc:\s+denied\s+\{ ([^}]*) \}")
 
 
