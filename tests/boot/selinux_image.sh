@@ -12,11 +12,15 @@
 #
 #   selinux:  selinux-policy-default (MCS), the context method; alice is
 #             user_u, bob staff_u.
-#   mls:      selinux-policy-mls, the level method; alice is staff_u at s0
-#             (semanage login) and at s2 for login, the console (the
-#             policy's per-service file logins/alice, which libselinux's
-#             getseuser reads): an ssh login at s2 is refused by pam_selinux
-#             under this policy (sshd_t may not create a key at s2).
+#   mls:      selinux-policy-mls, the level method; alice is staff_u at s2
+#             (semanage login: ssh) and at s0 for login, the console (the
+#             policy's per-service file logins/alice, which pam_selinux
+#             reads through getseuser; sshd sets the shell's context itself
+#             from seusers alone, so a logins/alice line for sshd gave the
+#             session pam_selinux's level and the shell seusers'). A local module, mls_trusted.cil, gives
+#             login and sshd the MLS privilege over keys that Debian 12's
+#             policy lacks (below): without it pam_selinux refuses every
+#             login at a level other than s0.
 
 case $mode in
 selinux)
@@ -41,11 +45,20 @@ selinux_conf() {
 /tmp          /tmp/tmp-inst/        $se_method    root
 /var/tmp      /var/tmp/tmp-inst/    $se_method    root
 CONF
+	# The package's init script (its example) in place of Debian's, which
+	# runs restorecon on every new instance and so undoes the policy's
+	# label of a context instance where the login program may relabel.
+	local init=$root/usr/share/doc/libpam-namespace-ng/examples/namespace.init
+	[[ -s $init ]] || {
+		echo "FAIL: the package has no example namespace.init"
+		exit 1
+	}
+	install -m 755 "$init" "$root/etc/security/namespace.init"
 	local maps=()
 	if [[ $mode == selinux ]]; then
 		maps=("-s user_u -r s0 alice" "-s staff_u -r s0-s0:c0.c1023 bob")
 	else
-		maps=("-s staff_u -r s0 alice" "-s staff_u -r s0 bob")
+		maps=("-s staff_u -r s2 alice" "-s staff_u -r s0 bob")
 	fi
 	for m in "${maps[@]}"; do
 		# shellcheck disable=SC2086 # the words of m
@@ -56,8 +69,7 @@ CONF
 		}
 	done
 	if [[ $mode == mls ]]; then
-		# root's ssh logins, the checks' eyes, in sysadm_r; alice at s2
-		# through sshd.
+		# root's ssh logins, the checks' eyes, in sysadm_r.
 		# allow_polyinstantiation on here: sysadm_r may not set booleans
 		# under this policy (boot_selinux turns it off and on).
 		for b in ssh_sysadm_login allow_polyinstantiation; do
@@ -75,11 +87,38 @@ CONF
 			exit 1
 		}
 		install -d "$root/etc/selinux/mls/logins"
-		echo "login:staff_u:s2" >"$root/etc/selinux/mls/logins/alice"
-
+		echo "login:staff_u:s0" >"$root/etc/selinux/mls/logins/alice"
+		mls_trusted
 	fi
 	echo "# SELinux: SELINUXTYPE=$se_type, namespace.conf's method $se_method; seusers:"
 	grep -v '^#' "$root/etc/selinux/$se_type/seusers" | sed 's/^/#   /'
+}
+
+# MLS privileges (attributes of the policy's mls constraints) that Debian
+# 12's selinux-policy-mls does not give:
+#   local_login_t and sshd_t, mlskeywritetoclr: pam_selinux sets the
+#     session's key creation context to the user's, and at any level but s0
+#     the "key create" rule needs it. Without it every login above s0 fails
+#     ("Setting key creation context staff_u:staff_r:staff_t:s2 failed:
+#     Permission denied").
+#   syslogd_t, mlsnetwriteranged: journald runs at s15 and, once
+#     enforcing, may not send to systemd's notify socket (s0-s15): its
+#     watchdog kills it about a minute after setenforce 1, and every restart
+#     crashes (SIGSEGV), so the journal ends there.
+# The users' domains are not changed: staff_t stays bound by every MLS
+# rule.
+mls_trusted() {
+	cat >"$root/root/mls_trusted.cil" <<'CIL'
+(typeattributeset mlskeywritetoclr (local_login_t sshd_t))
+(typeattributeset mlsnetwriteranged (syslogd_t))
+CIL
+	in_root semodule -s mls -i /root/mls_trusted.cil >>"$work/semanage.log" 2>&1 || {
+		cat "$work/semanage.log"
+		echo "FAIL: semodule -i mls_trusted.cil in the image"
+		exit 1
+	}
+	rm "$root/root/mls_trusted.cil"
+	echo "# the mls policy's local module mls_trusted: $(in_root semodule -s mls -l | grep -c '^mls_trusted') installed"
 }
 
 # The whole tree labelled with the policy's file_contexts (the chroot's

@@ -286,8 +286,8 @@ rm -rf "$root"
 echo "# image ready in $((SECONDS - start)) s: $img"
 
 # mls boots permissive and is made enforcing before the first login:
-# enforcing from the start, Debian 12's systemd freezes under its MLS
-# policy ("Failed to mount API filesystems", tests/README.md).
+# Debian 12's systemd does not boot under its MLS policy enforcing
+# (tests/README.md, boot_mls).
 if [[ $mode == selinux ]]; then
 	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1" \
 		exec python3 "$here/boot_selinux.py" "$work" "$mode"
