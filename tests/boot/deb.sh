@@ -31,22 +31,13 @@ troot=${3:-}
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-list_files() {
-	if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
-		git -C "$src" ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do
-				[[ -e "$src/$f" ]] && printf '%s\0' "$f"
-			done
-	else
-		(cd "$src" && find . -path './build*' -prune -o -path ./.git -prune -o \
-			-type f -print0)
-	fi
-}
+# shellcheck source=source_files.sh
+. "$here/source_files.sh"
 
 exec 9>"$work/lock"
 flock 9
 list=$work/files
-list_files | LC_ALL=C sort -z >"$list"
+source_files "$src" | LC_ALL=C sort -z >"$list"
 key=$( (
 	cd "$src" && xargs -0 sha256sum <"$list"
 	[[ -z $troot ]] || echo "${troot##*/}"

@@ -27,24 +27,15 @@ set -euo pipefail
 	echo "usage: deb_next.sh SOURCE_ROOT WORK DEST" >&2
 	exit 2
 }
+here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$1" && pwd)
 work=$2
 dest=$3
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 
-# The files deb.sh copies: those git knows, or the tree without build directories.
-list_files() {
-	if git -C "$src" rev-parse --show-toplevel >/dev/null 2>&1; then
-		git -C "$src" ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do
-				[[ -e "$src/$f" ]] && printf '%s\0' "$f"
-			done
-	else
-		(cd "$src" && find . -path './build*' -prune -o -path ./.git -prune -o \
-			-type f -print0)
-	fi
-}
+# shellcheck source=source_files.sh
+. "$here/source_files.sh"
 
 declare -A flags=(
 	[next]="-DNS_SHARE_FORMAT=2 -DNS_SHARE_FORMAT_MIN=1"
@@ -53,7 +44,7 @@ declare -A flags=(
 declare -A serial=([next]=1 [gen2]=2)
 
 list=$work/next-files
-list_files | LC_ALL=C sort -z >"$list"
+source_files "$src" | LC_ALL=C sort -z >"$list"
 key=$( (cd "$src" && xargs -0 sha256sum <"$list"; declare -p flags serial) |
 	sha256sum | cut -c1-16)
 out=$work/next-$key
