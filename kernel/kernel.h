@@ -126,6 +126,12 @@ struct kn_dir {
 	}
 /* "/" of the calling process, held; after an unshare or chroot, open it again. */
 int kn_dir_open_root(struct kn_dir *ret);
+/*
+ * The same for another root held by its path, e.g. "/proc/1/root": process
+ * 1's "/", in its mount namespace, for walks that must not leave the
+ * caller's. Trusted as "/" is: the path must be one the caller trusts.
+ */
+int kn_dir_open_root_at(const char *path, struct kn_dir *ret);
 /* fd (kept by the caller) with its fstat; trusted if parent_trusted and it is itself. */
 int kn_dir_from_fd(int fd, bool parent_trusted, struct kn_dir *ret);
 void kn_dir_close(struct kn_dir *d);

@@ -159,7 +159,12 @@ static char *link_splice(const char *target, const char *rest)
 
 int kn_dir_open_root(struct kn_dir *ret)
 {
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC), r;
+	return kn_dir_open_root_at("/", ret);
+}
+
+int kn_dir_open_root_at(const char *path, struct kn_dir *ret)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC), r;
 
 	if (fd < 0)
 		return -errno;

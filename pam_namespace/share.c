@@ -421,7 +421,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 		   ns_apply_log_fn log, void *ud)
 {
 	struct ns_share_state st = {0};
-	struct kn_dir root = {.fd = -1};
+	struct kn_dir root = KN_DIR_INIT;
 	bool own_left = false;
 	int lock, r, k;
 
@@ -507,12 +507,8 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	 * elsewhere).
 	 */
 	if (st.n_tmpdirs > 0) {
-		int fd = open("/proc/1/root", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-		k = fd < 0 ? -errno : kn_dir_from_fd(fd, true, &root);
+		k = kn_dir_open_root_at("/proc/1/root", &root);
 		if (k < 0) {
-			if (fd >= 0)
-				close(fd);
 			r = close_left(share, fail, r, "opening process 1's root for", k, log, ud);
 			goto out;
 		}
@@ -524,8 +520,7 @@ int ns_share_close(struct ns_share *share, bool unmount, struct ns_failure *fail
 	if (k == 0)
 		log(ud, true, "share_namespace: last session closed, %s.ns unpinned", share->where);
 out:
-	if (root.fd >= 0)
-		close(root.fd);
+	kn_dir_close(&root);
 	ns_share_state_free(&st);
 	close(lock);
 	return r;
