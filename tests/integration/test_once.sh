@@ -3,11 +3,16 @@
 # One polyinstantiation per login, deployed as an administrator would: the
 # host's own Debian pam.d files (su, su-l including su, login, sshd, the
 # common-* files they include) with the module line added
-#   - to su, su-l, login and sshd, as the README says (su - runs it twice),
-#   - to common-session as well as to each of those (every stack runs it
-#     two or three times).
+#   - by hand, as README.md's "Turn it on" says: to su (not su-l, which
+#     includes it), login and sshd (at the end, after "pam_selinux.so open"),
+#   - as README.md's pam-auth-update way does: to common-session and
+#     common-session-noninteractive, in pam-auth-update's block,
+#   - double-stacked: to su and su-l (su - runs it twice), and to
+#     common-session as well as to each service (two or three times).
 # su -, su, login and an sshd login each get exactly one mount on /tmp and
-# on /var/tmp and no root-owned tmp-inst inside the instance. Then the
+# on /var/tmp and no root-owned tmp-inst inside the instance, and
+# pam_namespace_check --service says, for each stack, that the module runs
+# once, or where it runs again (the double-stacked ones). Then the
 # nested cases: su - alice inside alice's session finds her namespace and
 # mounts nothing (its close leaves it alone), su - bob inside it gets his
 # own, and a namespace whose /tmp is no longer a mount of her instance is set up
@@ -36,7 +41,8 @@ fi
 
 # The host's files, read before the sandbox covers /etc/pam.d and /etc/security.
 declare -A HOST_PAM HOST_SEC
-for f in su su-l login common-session common-auth common-account common-password; do
+for f in su su-l login common-session common-session-noninteractive common-auth common-account \
+	common-password; do
 	[[ -f /etc/pam.d/$f ]] || skip "/etc/pam.d/$f: not a Debian system's pam.d"
 	HOST_PAM[$f]=$(cat "/etc/pam.d/$f")
 done
@@ -54,13 +60,20 @@ chmod 0644 /etc/security/*.conf
 sandbox_private_tmp root
 # The ns-driver service the sandbox wrote stays; Debian's replace the rest.
 deploy() {
-	local f
+	local f line
 	for f in "${!HOST_PAM[@]}"; do
 		printf '%s\n' "${HOST_PAM[$f]}" >"/etc/pam.d/$f"
 	done
 	for f in "$@"; do
-		printf 'session    required   %s%s\n' "$NS_MODULE" "${LINE_ARGS:+ $LINE_ARGS}" \
-			>>"/etc/pam.d/$f"
+		line=$(printf 'session    required   %s%s' "$NS_MODULE" "${LINE_ARGS:+ $LINE_ARGS}")
+		if grep -q '^# end of pam-auth-update config' "/etc/pam.d/$f"; then
+			# where pam-auth-update puts a profile's line: the end of its block
+			awk -v line="$line" '/^# end of pam-auth-update config/ { print line } { print }' \
+				"/etc/pam.d/$f" >"/etc/pam.d/$f.new"
+			mv "/etc/pam.d/$f.new" "/etc/pam.d/$f"
+		else
+			printf '%s\n' "$line" >>"/etc/pam.d/$f"
+		fi
 	done
 	# alice and bob may su to anyone without a password (pam_wheel trust, as
 	# Debian's su offers), for the nested cases.
@@ -118,42 +131,87 @@ fi
 
 # ---------------------------------------------------------------- logins
 
-# every_login WHAT: su -, su, login and ssh as alice, each polyinstantiated once.
+# every_login WHAT SU_L_TWICE OTHERS_TWICE: su -, su, login and ssh as
+# alice, each polyinstantiated once; where SU_L_TWICE (for su -) or
+# OTHERS_TWICE (the others) is set, the stack runs the module more than once.
 every_login() {
 	local out
 	sb_note "$1: su - alice"
 	sandbox_log_clear
 	out=$(sandbox_su alice "$PROBE") || fail "$1: su - alice: $out"
-	RAN_TWICE=1 expect_once "$1: su -" "$out" alice
+	RAN_TWICE=$2 expect_once "$1: su -" "$out" alice
 
 	sb_note "$1: su alice"
 	sandbox_log_clear
 	# shellcheck disable=SC2086 # NS_SU_ENV is a list of words
 	out=$(timeout -k 5 "$SB_TIMEOUT" env ${NS_SU_ENV:-} su alice -c "$PROBE" 2>&1) ||
 		fail "$1: su alice: $out"
-	RAN_TWICE=$2 expect_once "$1: su" "$out" alice
+	RAN_TWICE=$3 expect_once "$1: su" "$out" alice
 
 	if command -v script >/dev/null; then
 		sb_note "$1: login -f alice"
 		sandbox_log_clear
 		out=$(sandbox_login alice "$PROBE") || fail "$1: login: $out"
-		RAN_TWICE=$2 expect_once "$1: login" "$out" alice
+		RAN_TWICE=$3 expect_once "$1: login" "$out" alice
 	fi
 
 	if [[ -n "$HAVE_SSH" ]]; then
 		sb_note "$1: ssh alice@"
 		sandbox_log_clear
 		out=$(ssh_alice "$PROBE") || fail "$1: ssh: $out"
-		RAN_TWICE=$2 expect_once "$1: sshd" "$out" alice
+		RAN_TWICE=$3 expect_once "$1: sshd" "$out" alice
 	fi
 	assert_eq "$BASE_T" "$(sandbox_mounts_at /tmp)" "$1: mounts left on the real /tmp"
 }
 
+# services WHAT: the stacks the logins above went through.
+services() {
+	local s
+	for s in su su-l login sshd; do
+		[[ $s != sshd || -n "$HAVE_SSH" ]] && printf '%s\n' "$s"
+	done
+}
+# service_once WHAT: pam_namespace_check --service says each stack runs the
+# module once, and warns about nothing.
+service_once() {
+	local s out
+	for s in $(services); do
+		out=$("$NS_CHECK" --service "$s" 2>&1) || fail "$1: --service $s: $out"
+		assert_contains "$out" "$s: pam_namespace runs once at session open" "$1: --service $s"
+		assert_not_contains "$out" "warning" "$1: --service $s"
+	done
+}
+# service_again WHAT SERVICE...: it says each SERVICE runs the module again,
+# naming the line.
+service_again() {
+	local what=$1 s out
+	shift
+	for s; do
+		out=$("$NS_CHECK" --service "$s" 2>&1) || fail "$what: --service $s: $out"
+		assert_contains "$out" "warning: pam_namespace runs again for service $s (run 2; the first is /etc/pam.d/" \
+			"$what: --service $s"
+		assert_not_contains "$out" "$s: pam_namespace runs once" "$what: --service $s"
+	done
+}
+
+deploy su login sshd
+every_login "by hand, as the README says (su, login, sshd)" "" ""
+service_once "by hand, as the README says"
+
+deploy common-session common-session-noninteractive
+every_login "pam-auth-update's way (common-session, common-session-noninteractive)" "" ""
+service_once "pam-auth-update's way"
+
 deploy su su-l login sshd
-every_login "the README's lines (su-l includes su)" ""
+every_login "su and su-l (su-l includes su)" 1 ""
+service_again "su and su-l" su-l
+out=$("$NS_CHECK" --service su 2>&1) || fail "su and su-l: --service su: $out"
+assert_contains "$out" "su: pam_namespace runs once" "su and su-l: --service su"
 
 deploy common-session su su-l login sshd
-every_login "common-session and each service" 1
+every_login "common-session and each service" 1 1
+# shellcheck disable=SC2046 # one word a service
+service_again "common-session and each service" $(services)
 
 sb_note "the PAM driver, its service naming the module twice (in-process, for valgrind)"
 printf 'account  required   pam_permit.so\nsession  required   %s\nsession  required   %s debug\n' \
