@@ -3,7 +3,8 @@
 # Mistakes that lock every user out, each found by plain pam_namespace_check
 # before anyone logs in: the check exits 1 naming the file:line and the
 # path, and then a real "su - alice" is indeed refused. And what is only
-# worth a warning (unknown names in a list, no entry) is said, with exit 0.
+# worth a warning (unknown names in a list, no entry) is said, with exit 0;
+# and no example line of the documentation names a user the system lacks.
 # Runs in a sandbox: configuration, users and PAM services are throwaway.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -160,4 +161,24 @@ assert_contains "$out" "$conf:1: warning: the line applies only to the users of 
 sandbox_conf "# nothing"
 out=$("$check" 2>&1) || fail "no entry: $out"
 assert_contains "$out" "warning: no active entry" "no entry"
+
+sb_note "the documentation's example lines name only users and groups this system has"
+# Every example line of namespace.conf (commented or not) in the README,
+# the installed default configuration (the .deb's example), README.Debian
+# and the man pages, with a list of users: the plain check, which looks its
+# names up as the module does, finds none unknown (Debian's adm is a group).
+src=$SB_SOURCE_ROOT
+n=0
+for f in README.md conf/namespace.conf debian/README.Debian pam_namespace/man/*.scd; do
+	while IFS= read -r l; do
+		n=$((n + 1))
+		sandbox_conf "$l"
+		out=$("$check" 2>&1) || true
+		assert_not_contains "$out" "unknown" "$f: the example line [$l]"
+	done < <(awk '{ l = $0; sub(/^[#\t ]*/, "", l); k = split(l, a, /[ \t]+/)
+		if ((a[1] ~ /^\// || a[1] ~ /^\$HOME/) && k >= 4 &&
+		    a[3] ~ /^(user|tmpfs|tmpdir|context|level)\+?(:|$)/) print l }' "$src/$f")
+done
+[[ $n -ge 8 ]] || fail "only $n example lines found in the documentation"
+sb_note "... $n example lines"
 sb_note "ok"
