@@ -367,6 +367,15 @@ static int load_service(struct pamd *p, const char *service, char **ret_file)
 	return load_file(p, service, T_ANY, 0, NULL);
 }
 
+/* Whether the stack has a line of that type ("-" lines too: libpam keeps them). */
+static bool has_type(const struct stack *st, enum pam_type type)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (st->lines[i].type == type)
+			return true;
+	return false;
+}
+
 static void stack_free(struct stack *st)
 {
 	for (size_t i = 0; i < st->n; i++)
@@ -630,6 +639,13 @@ int ck_service(struct checker *c, const char *service, const char *pamd_dir, con
 		return -1;
 	}
 	(void)load_service(&p, service, &file);
+	if (file && !p.broken && !has_type(&p.st, T_SESSION) && strcmp(service, "other") != 0) {
+		/* libpam reads "other" too, and runs its stack of a type the service has no line
+		 * of. */
+		printf("%s: no session line in %s: libpam runs the session stack of \"other\"\n",
+		       service, file);
+		(void)load_file(&p, "other", T_SESSION, 0, NULL);
+	}
 	check_other_types(&p);
 	check_session(&p, service);
 	if (p.broken)

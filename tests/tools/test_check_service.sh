@@ -194,6 +194,30 @@ service su-l
 assert_status 1 "$rc" "a loop: $out"
 assert_contains "$out" "error: $pamd/su includes itself (included from $pamd/su:" "a loop"
 
+sb_note "a file with no session line: libpam runs other's session stack"
+reset
+printf '%s\n' "$line" >>"$pamd/common-session"
+c=$(wc -l <"$pamd/common-session")
+printf 'account required pam_permit.so\n' >"$pamd/ns-nosession"
+service ns-nosession
+assert_status 0 "$rc" "no session line: $out"
+assert_contains "$out" "ns-nosession: no session line in $pamd/ns-nosession: libpam runs the session stack of \"other\"" \
+	"the fallback said"
+assert_contains "$out" "ns-nosession: pam_namespace runs once at session open, at $pamd/common-session:$c" \
+	"the module through other and common-session"
+out=$(sandbox_driver ns-nosession alice -- findmnt -n -o SOURCE /tmp) || fail "pam_driver ns-nosession: $out"
+assert_contains "$out" "tmp-inst/alice" "the session libpam opened through other has alice's /tmp"
+printf -- '-session optional pam_no_such_module.so\n' >>"$pamd/ns-nosession"
+service ns-nosession
+assert_contains "$out" "ns-nosession: pam_namespace does not run at session open" \
+	"a \"-\" session line is a session stack of its own to libpam"
+# (libpam runs that line's empty stack, which fails: not other's)
+rc=0
+out=$(sandbox_driver ns-nosession alice -- findmnt -n -o SOURCE /tmp) || rc=$?
+assert_nonzero "$rc" "pam_driver ns-nosession, a \"-\" line alone: $out"
+assert_not_contains "$out" "tmp-inst/alice" "the session through the service's own \"-\" line"
+rm "$pamd/ns-nosession"
+
 sb_note "module arguments: the module's parser, on the line"
 reset
 printf '%s frobnicate\n' "$line" >>"$pamd/su"
