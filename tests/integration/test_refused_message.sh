@@ -3,7 +3,8 @@
 # A refused session tells its user one short line, naming the polydir where
 # one line of namespace.conf failed, when someone is at the other end: su on
 # a terminal, the PAM driver on one. The reason goes to the system log only.
-# Nothing for su without a terminal, nor for a service named cron.
+# Nothing for su without a terminal, nor for the services of cron, at and
+# the systemd --user manager.
 # shellcheck source-path=SCRIPTDIR disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -55,13 +56,15 @@ out=$(on_tty "$NS_DRIVER" ns-driver alice -- true) || rc=$?
 assert_nonzero "$rc" "pam_driver ns-driver alice"
 assert_eq 1 "$(count "$out" "$MSG_TMP")" "pam_driver's conversation in [$out]"
 
-sb_note "a service named cron, on a terminal: nothing"
-cp /etc/pam.d/ns-driver /etc/pam.d/cron
-rc=0
-out=$(on_tty "$NS_DRIVER" cron alice -- true) || rc=$?
-assert_nonzero "$rc" "pam_driver cron alice"
-assert_not_contains "$out" "pam_namespace:" "the cron service's conversation"
-rm -f /etc/pam.d/cron
+for s in cron crond atd systemd-user; do
+	sb_note "a service named $s, on a terminal: nothing"
+	cp /etc/pam.d/ns-driver "/etc/pam.d/$s"
+	rc=0
+	out=$(on_tty "$NS_DRIVER" "$s" alice -- true) || rc=$?
+	assert_nonzero "$rc" "pam_driver $s alice"
+	assert_not_contains "$out" "pam_namespace:" "the $s service's conversation"
+	rm -f "/etc/pam.d/$s"
+done
 
 sb_note "a configuration error names no polydir"
 chmod 000 /tmp/tmp-inst
