@@ -254,6 +254,12 @@ static char *examine_init(struct checker *c, struct view *v, const struct ns_pla
 	if (!script)
 		return ck_fmt("none");
 	k = kn_stat_trusted_path(script, &real, &st);
+	if (k == -ENOENT && e->rule->iscript)
+		/* The module runs none, as Linux-PAM's; a script named on the line is likely a
+		 * typo. */
+		ns_diag_report(&c->diag, NS_WARNING, e->rule->file, e->rule->line, 0,
+			       "iscript=%s does not exist: no init script runs for this line",
+			       script);
 	if (k == -ENOENT)
 		return ck_fmt("missing: none runs");
 	if (k < 0)

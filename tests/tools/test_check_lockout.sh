@@ -108,6 +108,16 @@ found_then_refused "iscript owned by alice" \
 	"$conf:1: error: init script /etc/security/alice.init (owner alice"
 sandbox_private_tmp root
 
+sb_note "an iscript= that does not exist: a warning (no script runs, as in Linux-PAM)"
+sandbox_conf "/tmp /tmp/tmp-inst/ user:iscript=/etc/security/no-such.init root"
+out=$("$check" 2>&1) || fail "a missing iscript=: $out"
+assert_contains "$out" "$conf:1: warning: iscript=/etc/security/no-such.init does not exist: no init script runs for this line" \
+	"the missing iscript="
+rm -f "$SB_OUT/ran"
+out=$(sandbox_su alice "touch $SB_OUT/ran") || fail "su - alice, a missing iscript=: $out"
+assert_file "$SB_OUT/ran" "alice's command, a missing iscript="
+sandbox_private_tmp root
+
 sb_note "a polydir that does not exist, without create"
 sandbox_conf "/tmp/none /tmp/tmp-inst/ user root"
 found_then_refused "missing polydir" \
