@@ -7,6 +7,10 @@
 # conffile of libpam-modules) is kept, and so is a namespace.conf edited
 # between two installs, which the check tool then still reads; each man
 # page renders, or none is installed when the build has them disabled.
+# With prefix /usr/local and no directory given by hand (tests/run's build),
+# nothing lands outside DESTDIR/usr/local and DESTDIR/etc; a build configured
+# otherwise is checked so, and that case in a build of its own
+# (build/tests/tools/install-usr-local).
 set -euo pipefail
 build=${NS_BUILD_ROOT:?NS_BUILD_ROOT names the build directory}
 check=${NS_CHECK:?NS_CHECK names the built pam_namespace_check}
@@ -64,18 +68,46 @@ echo "# /etc/security/namespace.init (Debian's) kept by the first install"
 [[ -d $dest/etc/security/namespace.d ]] || fail "no namespace.d"
 [[ -z $(ls -A "$dest/etc/security/namespace.d") ]] || fail "namespace.d is not empty"
 
-# Nothing outside the prefix and /etc (nor the absolute options' directories).
-stray=$(cd "$dest" && find . \( -type f -o -type l \) -print | sed 's|^\.||' |
-	while IFS= read -r f; do
-		ok=0
-		for r in "$prefix" /etc $roots; do
-			[[ $f == "${r%/}"/* ]] && ok=1
+# stray DEST PREFIX [ROOT...]: what DEST holds outside PREFIX, /etc and the ROOTs.
+stray() {
+	local d=$1 p=$2
+	shift 2
+	(cd "$d" && find . \( -type f -o -type l \) -print) | sed 's|^\.||' |
+		while IFS= read -r f; do
+			ok=0
+			for r in "$p" /etc "$@"; do
+				[[ $f == "${r%/}"/* ]] && ok=1
+			done
+			[[ $f == /debian-namespace.init ]] && ok=1
+			[[ $ok == 1 ]] || echo "$f"
 		done
-		[[ $f == /debian-namespace.init ]] && ok=1
-		[[ $ok == 1 ]] || echo "$f"
-	done)
-[[ -z $stray ]] || fail "installed outside $prefix and /etc: $(tr '\n' ' ' <<<"$stray")"
+}
+# Nothing outside the prefix and /etc (nor the absolute options' directories).
+# shellcheck disable=SC2086 # roots: a list of words
+out=$(stray "$dest" "$prefix" $roots)
+[[ -z $out ]] || fail "installed outside $prefix and /etc: $(tr '\n' ' ' <<<"$out")"
 echo "# $(cd "$dest" && find . -type f | wc -l) files, all under $prefix or /etc"
+
+# The same for prefix /usr/local and no directory given by hand, in a build
+# of its own where this one is configured otherwise.
+if [[ $prefix != /usr/local || -n $roots ]]; then
+	side=$build/tests/tools/install-usr-local
+	if ! { [[ -e $side/build.ninja ]] ||
+		meson setup "$side" "$NS_SOURCE_ROOT" --prefix=/usr/local -Dtests=false -Dman=disabled; } \
+		>"$dest.log" 2>&1 || ! ninja -C "$side" >>"$dest.log" 2>&1; then
+		cat "$dest.log" >&2
+		fail "a build with prefix /usr/local"
+	fi
+	mkdir "$dest/local"
+	DESTDIR=$dest/local meson install -C "$side" --quiet --no-rebuild >"$dest.log" 2>&1 ||
+		{ cat "$dest.log" >&2; fail "meson install (prefix /usr/local)"; }
+	out=$(stray "$dest/local" /usr/local)
+	[[ -z $out ]] || fail "prefix /usr/local: installed outside /usr/local and /etc: $(tr '\n' ' ' <<<"$out")"
+	[[ -n $(find "$dest/local/usr/local" -name pam_namespace_helper.service) ]] ||
+		fail "prefix /usr/local: no unit under /usr/local"
+	echo "# prefix /usr/local (a build of its own): $(cd "$dest/local" && find . -type f | wc -l) files, all under /usr/local or /etc"
+	rm -rf "$dest/local"
+fi
 
 unit=$(find "$dest" -name pam_namespace_helper.service -print | head -n 1)
 grep -q '^\[Install\]' "$unit" || fail "no [Install]"
