@@ -179,7 +179,8 @@ sb_note "the documentation's example lines name only users and groups this syste
 # names up as the module does, finds none unknown (Debian's adm is a group).
 src=$SB_SOURCE_ROOT
 n=0
-for f in README.md conf/namespace.conf debian/README.Debian pam_namespace/man/*.scd; do
+for p in "$src"/README.md "$src"/conf/namespace.conf "$src"/debian/README.Debian "$src"/pam_namespace/man/*.scd; do
+	f=${p#"$src"/}
 	while IFS= read -r l; do
 		n=$((n + 1))
 		sandbox_conf "$l"
@@ -187,7 +188,7 @@ for f in README.md conf/namespace.conf debian/README.Debian pam_namespace/man/*.
 		assert_not_contains "$out" "unknown" "$f: the example line [$l]"
 	done < <(awk '{ l = $0; sub(/^[#\t ]*/, "", l); k = split(l, a, /[ \t]+/)
 		if ((a[1] ~ /^\// || a[1] ~ /^\$HOME/) && k >= 4 &&
-		    a[3] ~ /^(user|tmpfs|tmpdir|context|level)\+?(:|$)/) print l }' "$src/$f")
+		    a[3] ~ /^(user|tmpfs|tmpdir|context|level)\+?(:|$)/) print l }' "$p")
 done
 [[ $n -ge 8 ]] || fail "only $n example lines found in the documentation"
 sb_note "... $n example lines"
