@@ -36,8 +36,8 @@ esac
 # In the chroot: the policy chosen, namespace.conf with the method, the
 # users mapped by semanage on the policy's store.
 selinux_conf() {
-	[[ -s $root/etc/selinux/$se_type/policy/policy.33 ]] || {
-		echo "FAIL: the image has no binary policy /etc/selinux/$se_type/policy/policy.33"
+	compgen -G "$root/etc/selinux/$se_type/policy/policy.[0-9]*" >/dev/null || {
+		echo "FAIL: the image has no binary policy /etc/selinux/$se_type/policy/policy.*"
 		exit 1
 	}
 	printf 'SELINUX=enforcing\nSELINUXTYPE=%s\n' "$se_type" >"$root/etc/selinux/config"
@@ -111,6 +111,8 @@ mls_trusted() {
 	cat >"$root/root/mls_trusted.cil" <<'CIL'
 (typeattributeset mlskeywritetoclr (local_login_t sshd_t))
 (typeattributeset mlsnetwriteranged (syslogd_t))
+(typeattributeset mlsfileupgrade (init_t))
+(typeattributeset mlsfiledowngrade (init_t))
 CIL
 	in_root semodule -s mls -i /root/mls_trusted.cil >>"$work/semanage.log" 2>&1 || {
 		cat "$work/semanage.log"

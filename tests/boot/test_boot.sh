@@ -51,6 +51,8 @@ if [[ $mode == trixie* ]]; then
 	mode=default
 	[[ $name == trixie_shared ]] && mode=shared
 fi
+# mls: Debian 13, whose MLS policy boots enforcing (tests/README.md, boot_mls).
+[[ $mode == mls ]] && release=${NS_BOOT_MLS_RELEASE:-trixie}
 here=$(cd "$(dirname "$0")" && pwd)
 src=${NS_SOURCE_ROOT:-$here/../..}
 work=${NS_BOOT_WORK:-$src/build/tests/boot}
@@ -285,14 +287,8 @@ rm -rf "$root"
 [[ $mode == selinux || $mode == mls ]] && selinux_image_check
 echo "# image ready in $((SECONDS - start)) s: $img"
 
-# mls boots permissive and is made enforcing before the first login:
-# Debian 12's systemd does not boot under its MLS policy enforcing
-# (tests/README.md, boot_mls).
-if [[ $mode == selinux ]]; then
-	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1" \
-		exec python3 "$here/boot_selinux.py" "$work" "$mode"
-elif [[ $mode == mls ]]; then
-	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=0" \
+if [[ $mode == selinux || $mode == mls ]]; then
+	NS_BOOT_RELEASE=$release NS_BOOT_APPEND="security=selinux selinux=1 enforcing=${NS_BOOT_ENFORCING:-1}" \
 		exec python3 "$here/boot_selinux.py" "$work" "$mode"
 fi
 NS_BOOT_RELEASE=$release exec python3 "$here/boot.py" "$work" "$mode"
