@@ -12,7 +12,7 @@
 #
 #   selinux:  selinux-policy-default (MCS), the context method; alice is
 #             user_u, bob staff_u.
-#   mls:      Debian 13's selinux-policy-mls (NS_BOOT_MLS_RELEASE: 12's),
+#   mls:      Debian 12's selinux-policy-mls (NS_BOOT_MLS_RELEASE: 13's),
 #             the level method; alice is staff_u at s2 (semanage login:
 #             ssh) and at s0 for login, the console, and for systemd-user,
 #             her user manager (the policy's per-service file logins/alice,

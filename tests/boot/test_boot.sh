@@ -19,8 +19,8 @@
 # selinux, mls: an image with Debian's SELinux policies, labelled when it is
 # made and booted enforcing (selinux_image.sh, boot_selinux.py): selinux
 # with Debian 12's selinux-policy-default and the context method, mls with
-# Debian 13's selinux-policy-mls and the level method (its .deb built as
-# trixie's, below).
+# Debian 12's selinux-policy-mls and the level method (Debian 13's with
+# NS_BOOT_MLS_RELEASE=trixie, its .deb built as trixie's, below).
 # trixie, trixie_shared: default and shared on a Debian 13 image, with the
 # .deb built by dpkg-buildpackage inside the Debian 13 root of suite trixie
 # (tests/trixie/root.sh, shared with that suite's cache); shared's
@@ -52,9 +52,9 @@ if [[ $mode == trixie* ]]; then
 	mode=default
 	[[ $name == trixie_shared ]] && mode=shared
 fi
-# mls: Debian 13, whose MLS policy boots enforcing with a local module;
-# NS_BOOT_MLS_RELEASE=bookworm tries Debian 12's (tests/README.md, boot_mls).
-[[ $mode == mls ]] && release=${NS_BOOT_MLS_RELEASE:-trixie}
+# mls: Debian 12's MLS policy, or with NS_BOOT_MLS_RELEASE=trixie Debian
+# 13's; both boot enforcing with a local module (tests/README.md, boot_mls).
+[[ $mode == mls ]] && release=${NS_BOOT_MLS_RELEASE:-bookworm}
 here=$(cd "$(dirname "$0")" && pwd)
 src=${NS_SOURCE_ROOT:-$here/../..}
 work=${NS_BOOT_WORK:-$src/build/tests/boot}
