@@ -94,21 +94,20 @@ static int wanted_label(int pfd, const char *path, char **ret)
 
 /*
  * mkdir name under pfd, root's, mode 000, given the label con as it is
- * made (setfscreatecon): an MLS policy lets this unit's domain create a
- * directory with a range (Debian's /tmp: tmp_t:s0-s15:c0.c1023) whose low
- * level is its own, where relabelling the directory made at one level up
- * to that range needs mlsfileupgrade (the policy's validatetrans). Where
- * the policy refuses the creation with con, it is made plain and *labelled
- * false, for the caller to label.
+ * made (setfscreatecon, as Linux-PAM's mkdir -Z does), so that no relabel
+ * is needed where the policy allows the creation. Where it refuses it (an
+ * MLS policy refuses a domain without mlsfileupgrade a directory whose
+ * range reaches above its own level, Debian's /tmp's tmp_t:s0-s15:c0.c1023
+ * to initrc_t, as it refuses the relabel to it), the directory is made
+ * plain and *labelled false, for the caller to label.
  */
 static int make_dir(int pfd, const char *name, const char *con, bool *labelled)
 {
-	int fd;
-
 	*labelled = false;
 #if HAVE_SELINUX
 	if (con && setfscreatecon_raw(con) == 0) {
-		fd = kn_mkdir_child(pfd, name, 0, 0, 0);
+		int fd = kn_mkdir_child(pfd, name, 0, 0, 0);
+
 		(void)setfscreatecon_raw(NULL);
 		if (fd != -EACCES && fd != -EPERM) {
 			*labelled = fd >= 0;
