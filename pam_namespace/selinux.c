@@ -107,6 +107,41 @@ out:
 	return r;
 }
 
+/* con with its MLS range cut to the low level; *ret NULL when it has no range. */
+static int low_level(const char *con, char **ret)
+{
+	context_t c = context_new(con);
+	const char *range, *dash, *s;
+	char *low = NULL;
+	int r = -EINVAL;
+
+	*ret = NULL;
+	if (!c)
+		return -EINVAL;
+	range = context_range_get(c);
+	dash = range ? strchr(range, '-') : NULL;
+	if (!dash) {
+		r = 0;
+		goto out;
+	}
+	low = strndup(range, (size_t)(dash - range));
+	if (!low) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (context_range_set(c, low) != 0)
+		goto out;
+	s = context_str(c);
+	if (!s)
+		goto out;
+	*ret = strdup(s);
+	r = *ret ? 0 : -ENOMEM;
+out:
+	free(low);
+	context_free(c);
+	return r;
+}
+
 #else
 
 static int no_selinux(void)
@@ -181,6 +216,12 @@ static const struct ns_selinux_ops real_ops = {
 
 static int with_range(const char *con, const char *range_from, char **ret)
 {
+	return -EOPNOTSUPP;
+}
+
+static int low_level(const char *con, char **ret)
+{
+	*ret = NULL;
 	return -EOPNOTSUPP;
 }
 #endif
@@ -296,6 +337,27 @@ int ns_selinux_label_fd(int fd, const char *ctx)
 		return 0;
 	if (ops->fsetfilecon(fd, ctx) < 0)
 		return errno ? -errno : -EINVAL;
+	return 0;
+}
+
+int ns_selinux_label_fd_or_low(int fd, const char *ctx, char **ret_used)
+{
+	char *low = NULL;
+	int r;
+
+	*ret_used = NULL;
+	if (!ctx || !ns_selinux_enabled())
+		return 0;
+	if (ops->fsetfilecon(fd, ctx) == 0)
+		return 0;
+	r = errno ? -errno : -EINVAL;
+	if ((r != -EACCES && r != -EPERM) || low_level(ctx, &low) < 0 || !low)
+		return r;
+	if (ops->fsetfilecon(fd, low) < 0) {
+		free(low);
+		return r;
+	}
+	*ret_used = low;
 	return 0;
 }
 

@@ -76,6 +76,18 @@ int ns_selinux_member_context(void *userdata, const char *user_context, const ch
 int ns_selinux_label_fd(int fd, const char *ctx);
 
 /*
+ * The same for a directory that several levels share (the helper's
+ * instance parents): where the policy refuses ctx (EACCES, EPERM) and ctx
+ * has an MLS range, the same context at the range's low level instead, in
+ * *ret_used (freed with free; NULL when ctx itself was set). Under an MLS
+ * policy a domain without mlsfileupgrade may not relabel a directory from
+ * one level up to a range (the policy's validatetrans), but may set the
+ * range's low level. Fails with the refusal of ctx when that is refused
+ * too or ctx has no range.
+ */
+int ns_selinux_label_fd_or_low(int fd, const char *ctx, char **ret_used);
+
+/*
  * Label the directory held by fd as the one held by like_fd (user and
  * tmpdir instances get their polydir's label, as in Linux-PAM); 0 when
  * SELinux is off.

@@ -23,6 +23,7 @@
 #include "kernel.h"
 #include "ns-build.h"
 #include "plan.h"
+#include "selinux.h"
 #include "session-setup.h"
 
 #if HAVE_SELINUX
@@ -54,19 +55,18 @@ static struct selabel_handle *labels;
 #endif
 
 /*
- * Label a new parent as restorecon would, from the file contexts of the
- * policy, on the descriptor (no second lookup by name). Where the policy
- * has no entry for the path (Debian's says <<none>> below /tmp), like the
- * directory it was made in (pfd), as a login program's mkdir there gives
- * it: not the label of this unit's domain's type transition (initrc_tmp_t
- * in /tmp), which the login programs may not write to. Nothing to do
- * without SELinux.
+ * The label of a new parent, as restorecon would give it, from the file
+ * contexts of the policy. Where the policy has no entry for the path
+ * (Debian's says <<none>> below /tmp), that of the directory it is made
+ * in (pfd), as a login program's mkdir there gives it: not the label of
+ * this unit's domain's type transition (initrc_tmp_t in /tmp), which the
+ * login programs may not write to. NULL without SELinux.
  */
-static int label(int fd, int pfd, const char *path)
+static int wanted_label(int pfd, const char *path, char **ret)
 {
+	*ret = NULL;
 #if HAVE_SELINUX
 	char *con = NULL;
-	int r = 0;
 
 	if (is_selinux_enabled() <= 0)
 		return 0;
@@ -81,16 +81,43 @@ static int label(int fd, int pfd, const char *path)
 		if (fgetfilecon_raw(pfd, &con) < 0)
 			return -errno;
 	}
-	if (fsetfilecon_raw(fd, con) < 0)
-		r = -errno;
+	*ret = strdup(con);
 	freecon(con);
-	return r;
+	if (!*ret)
+		return -ENOMEM;
 #else
-	(void)fd;
 	(void)pfd;
 	(void)path;
-	return 0;
 #endif
+	return 0;
+}
+
+/*
+ * mkdir name under pfd, root's, mode 000, given the label con as it is
+ * made (setfscreatecon, as Linux-PAM's mkdir -Z does), so that no relabel
+ * is needed where the policy allows the creation. Where it refuses it (an
+ * MLS policy refuses a domain without mlsfileupgrade a directory whose
+ * range reaches above its own level, Debian's /tmp's tmp_t:s0-s15:c0.c1023
+ * to initrc_t, as it refuses the relabel to it), the directory is made
+ * plain and *labelled false, for the caller to label.
+ */
+static int make_dir(int pfd, const char *name, const char *con, bool *labelled)
+{
+	*labelled = false;
+#if HAVE_SELINUX
+	if (con && setfscreatecon_raw(con) == 0) {
+		int fd = kn_mkdir_child(pfd, name, 0, 0, 0);
+
+		(void)setfscreatecon_raw(NULL);
+		if (fd != -EACCES && fd != -EPERM) {
+			*labelled = fd >= 0;
+			return fd;
+		}
+	}
+#else
+	(void)con;
+#endif
+	return kn_mkdir_child(pfd, name, 0, 0, 0);
 }
 
 /*
@@ -132,7 +159,9 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 {
 	struct stat st;
 	const char *name;
-	int pfd, fd, k;
+	char *want = NULL, *used = NULL;
+	bool labelled;
+	int pfd, fd, k, k2;
 
 	fd = kn_open_dir(parent, NULL);
 	if (fd >= 0) {
@@ -173,25 +202,54 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 		printf("%s: would be created, root, mode 0000\n", parent);
 		return 0;
 	}
-	fd = kn_mkdir_child(pfd, name, 0, 0, 0);
+	k = wanted_label(pfd, parent, &want);
+	if (k < 0) {
+		close(pfd);
+		complain(r, "cannot find the label of instance parent", parent, k);
+		return k;
+	}
+	fd = make_dir(pfd, name, want, &labelled);
 	if (fd == -EEXIST) {
 		close(pfd);
+		free(want);
 		return 0; /* made meanwhile by a login */
 	}
 	if (fd < 0) {
 		close(pfd);
+		free(want);
 		complain(r, "cannot create instance parent", parent, fd);
 		return fd;
 	}
-	k = label(fd, pfd, parent);
-	close(pfd);
+	if (want && !labelled)
+		k = ns_selinux_label_fd_or_low(fd, want, &used);
 	close(fd);
 	if (k < 0) {
-		complain(r, "cannot label instance parent", parent, k);
+		/*
+		 * Left with its domain's label (initrc_tmp_t), the parent would
+		 * refuse every login: removed, the module makes it at the first
+		 * login as it does without this unit.
+		 */
+		k2 = kn_remove_child_dir(pfd, name);
+		fprintf(stderr, "%s:%u: error: cannot label instance parent %s %s: %s; %s\n",
+			r->file, r->line, parent, want, strerror(-k),
+			k2 < 0 ? "left as it was made" : "removed, for the module to make it");
+		close(pfd);
+		free(want);
 		return k;
 	}
-	if (verbose)
+	close(pfd);
+	/* Which label a parent got is said even without --verbose: the journal of the boot keeps
+	 * it. */
+	if (used)
+		printf("%s: created, root, mode 0000, labelled %s: the policy refused %s\n", parent,
+		       used, want);
+	else if (want)
+		printf("%s: created, root, mode 0000, labelled %s%s\n", parent, want,
+		       labelled ? " as it was made" : "");
+	else if (verbose)
 		printf("%s: created, root, mode 0000\n", parent);
+	free(used);
+	free(want);
 	return 0;
 }
 

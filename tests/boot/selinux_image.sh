@@ -12,15 +12,22 @@
 #
 #   selinux:  selinux-policy-default (MCS), the context method; alice is
 #             user_u, bob staff_u.
-#   mls:      selinux-policy-mls, the level method; alice is staff_u at s2
-#             (semanage login: ssh) and at s0 for login, the console (the
-#             policy's per-service file logins/alice, which pam_selinux
-#             reads through getseuser; sshd sets the shell's context itself
-#             from seusers alone, so a logins/alice line for sshd gave the
-#             session pam_selinux's level and the shell seusers'). A local module, mls_trusted.cil, gives
-#             login and sshd the MLS privilege over keys that Debian 12's
-#             policy lacks (below): without it pam_selinux refuses every
-#             login at a level other than s0.
+#   mls:      Debian 12's selinux-policy-mls (NS_BOOT_MLS_RELEASE: 13's),
+#             the level method; alice is staff_u at s2 (semanage login:
+#             ssh) and at s0 for login, the console, and for systemd-user,
+#             her user manager (the policy's per-service file logins/alice,
+#             which pam_selinux reads through getseuser; sshd sets the
+#             shell's context itself from seusers alone, so a logins/alice
+#             line for sshd gave the session pam_selinux's level and the
+#             shell seusers'; a manager at s2 may not write to systemd's
+#             notify socket, at s0, and each of her logins waited for its
+#             start). A local module, mls_trusted.cil, gives system domains
+#             MLS privileges the policy lacks (below), without which it does
+#             not boot enforcing and no login above s0 opens. Debian 13's
+#             tmp.mount is masked: the root of its tmpfs /tmp is tmpfs_t:s0,
+#             not the policy's tmp_t, and alice's console login was refused
+#             ("private /tmp could not be set up"); /tmp is the image's
+#             directory, labelled tmp_t:s0-s15:c0.c1023, as on Debian 12.
 
 case $mode in
 selinux)
@@ -36,8 +43,8 @@ esac
 # In the chroot: the policy chosen, namespace.conf with the method, the
 # users mapped by semanage on the policy's store.
 selinux_conf() {
-	[[ -s $root/etc/selinux/$se_type/policy/policy.33 ]] || {
-		echo "FAIL: the image has no binary policy /etc/selinux/$se_type/policy/policy.33"
+	compgen -G "$root/etc/selinux/$se_type/policy/policy.[0-9]*" >/dev/null || {
+		echo "FAIL: the image has no binary policy /etc/selinux/$se_type/policy/policy.*"
 		exit 1
 	}
 	printf 'SELINUX=enforcing\nSELINUXTYPE=%s\n' "$se_type" >"$root/etc/selinux/config"
@@ -86,39 +93,69 @@ CONF
 			echo "FAIL: no sshd_t line to uncomment in the mls policy's contexts/users/root"
 			exit 1
 		}
+		if [[ -e $root/usr/lib/systemd/system/tmp.mount ]]; then
+			ln -sfn /dev/null "$root/etc/systemd/system/tmp.mount"
+		fi
 		install -d "$root/etc/selinux/mls/logins"
-		echo "login:staff_u:s0" >"$root/etc/selinux/mls/logins/alice"
+		printf 'login:staff_u:s0\nsystemd-user:staff_u:s0\n' >"$root/etc/selinux/mls/logins/alice"
 		mls_trusted
 	fi
 	echo "# SELinux: SELINUXTYPE=$se_type, namespace.conf's method $se_method; seusers:"
 	grep -v '^#' "$root/etc/selinux/$se_type/seusers" | sed 's/^/#   /'
 }
 
-# MLS privileges (attributes of the policy's mls constraints) that Debian
-# 12's selinux-policy-mls does not give:
+# MLS privileges (attributes of the policy's mls constraints) that
+# Debian's selinux-policy-mls does not give:
 #   local_login_t and sshd_t, mlskeywritetoclr: pam_selinux sets the
 #     session's key creation context to the user's, and at any level but s0
 #     the "key create" rule needs it. Without it every login above s0 fails
 #     ("Setting key creation context staff_u:staff_r:staff_t:s2 failed:
 #     Permission denied").
-#   syslogd_t, mlsnetwriteranged: journald runs at s15 and, once
-#     enforcing, may not send to systemd's notify socket (s0-s15): its
-#     watchdog kills it about a minute after setenforce 1, and every restart
-#     crashes (SIGSEGV), so the journal ends there.
+#   syslogd_t, mlsnetwriteranged: journald runs at s15 and may not send to
+#     systemd's notify socket (s0-s15): its watchdog kills it.
+#   init_t, mlsfileupgrade and mlsfiledowngrade: what the kernel and the
+#     initramfs made before the policy was loaded is at s15:c0.c1023 (/dev,
+#     /run), and systemd may not relabel it to the policy's labels
+#     ("security_validate_transition seresult=denied ... device_t:s15:c0.c1023
+#     -> device_t:s0"; Debian 12's freezes: "Failed to mount tmpfs at
+#     /run/lock ... Freezing execution"; Debian 13's leaves /dev at s15,
+#     which dhclient may not search, and networking never starts).
+#   init_t, mlskeywritetoclr: systemd links the user keyring, made at s15,
+#     into each service's session keyring; without it every mount unit
+#     fails ("Failed at step KEYRING spawning /usr/bin/mount: Required key
+#     not available").
+#   init_t, mlsfdshare: services at another level than s0-s15 may not use
+#     the descriptors systemd hands them (fd use: /dev/null, the sockets,
+#     the program's own); journald (s15) crashed with SIGSEGV at each start.
+#   Debian 13's systemd_journal_init_t (journalctl --flush),
+#     mlsfilereadtoclr, mlsfilewritetoclr and mlsnetwritetoclr: it may not
+#     reach journald's varlink socket in /run/systemd/journal (s15), the
+#     flush unit fails and the journal stays in /run, where nothing but
+#     journald may read it.
 # The users' domains are not changed: staff_t stays bound by every MLS
 # rule.
 mls_trusted() {
 	cat >"$root/root/mls_trusted.cil" <<'CIL'
-(typeattributeset mlskeywritetoclr (local_login_t sshd_t))
+(typeattributeset mlskeywritetoclr (local_login_t sshd_t init_t))
 (typeattributeset mlsnetwriteranged (syslogd_t))
+(typeattributeset mlsfileupgrade (init_t))
+(typeattributeset mlsfiledowngrade (init_t))
+(typeattributeset mlsfdshare (init_t))
+CIL
+	# shellcheck disable=SC2154 # release: test_boot.sh's
+	[[ $release == bookworm ]] || cat >>"$root/root/mls_trusted.cil" <<'CIL'
+(typeattributeset mlsfilereadtoclr (systemd_journal_init_t))
+(typeattributeset mlsfilewritetoclr (systemd_journal_init_t))
+(typeattributeset mlsnetwritetoclr (systemd_journal_init_t))
 CIL
 	in_root semodule -s mls -i /root/mls_trusted.cil >>"$work/semanage.log" 2>&1 || {
 		cat "$work/semanage.log"
 		echo "FAIL: semodule -i mls_trusted.cil in the image"
 		exit 1
 	}
-	rm "$root/root/mls_trusted.cil"
-	echo "# the mls policy's local module mls_trusted: $(in_root semodule -s mls -l | grep -c '^mls_trusted') installed"
+	mv "$root/root/mls_trusted.cil" "$work/mls_trusted.cil"
+	echo "# the mls policy's local module mls_trusted: $(in_root semodule -s mls -l | grep -c '^mls_trusted') installed, $(grep -c '^(' "$work/mls_trusted.cil") lines:"
+	sed 's/^/#   /' "$work/mls_trusted.cil"
 }
 
 # The whole tree labelled with the policy's file_contexts (the chroot's

@@ -30,6 +30,7 @@ static struct {
 	int exec_fails, enforcing;
 	const char *boolean_name; /* the policy's one boolean, NULL: none */
 	int boolean_on, boolean_hidden;
+	const char *fset_refused; /* fsetfilecon of contexts starting so fails with EACCES */
 	unsigned n_getcon, n_compute, n_fset, n_setexec;
 	char scon[256], tcon[256], fset_con[256], default_user[64];
 	int fset_fd, fget_fd;
@@ -89,6 +90,10 @@ static int fake_fgetfilecon(int fd, char **ret)
 static int fake_fsetfilecon(int fd, const char *con)
 {
 	sys.n_fset++;
+	if (sys.fset_refused && strncmp(con, sys.fset_refused, strlen(sys.fset_refused)) == 0) {
+		errno = EACCES;
+		return -1;
+	}
 	sys.fset_fd = fd;
 	snprintf(sys.fset_con, sizeof(sys.fset_con), "%s", con);
 	return 0;
@@ -400,6 +405,56 @@ static void test_labels(void **state)
 	assert_int_equal(sys.fset_fd, 8);
 }
 
+/*
+ * The helper's instance parents: a range the policy refuses (MLS, a
+ * domain without mlsfileupgrade) gives way to its low level; a refused
+ * single level, or another error, is the caller's.
+ */
+static void test_label_or_low(void **state)
+{
+	const char *ranged = "system_u:object_r:tmp_t:s0-s15:c0.c1023";
+	char *used = (char *)"unchanged";
+
+	assert_int_equal(ns_selinux_label_fd_or_low(5, ranged, &used), 0);
+	assert_null(used);
+	assert_string_equal(sys.fset_con, ranged);
+
+	sys.fset_refused = ranged;
+	assert_int_equal(ns_selinux_label_fd_or_low(6, ranged, &used), 0);
+	assert_non_null(used);
+	assert_string_equal(used, "system_u:object_r:tmp_t:s0");
+	assert_string_equal(sys.fset_con, used);
+	assert_int_equal(sys.fset_fd, 6);
+	free(used);
+
+	sys.fset_refused = "system_u:object_r:tmp_t:s2:c1-s3";
+	assert_int_equal(ns_selinux_label_fd_or_low(7, sys.fset_refused, &used), 0);
+	assert_string_equal(used, "system_u:object_r:tmp_t:s2:c1");
+	free(used);
+
+	/* No range to fall back from: the refusal is the answer. */
+	sys.fset_refused = POLY_CON;
+	sys.n_fset = 0;
+	assert_int_equal(ns_selinux_label_fd_or_low(8, POLY_CON, &used), -EACCES);
+	assert_null(used);
+	assert_int_equal(sys.n_fset, 1);
+
+	/* Both refused: the range's refusal. */
+	sys.fset_refused = "system_u:object_r:tmp_t:";
+	sys.n_fset = 0;
+	assert_int_equal(ns_selinux_label_fd_or_low(9, ranged, &used), -EACCES);
+	assert_null(used);
+	assert_int_equal(sys.n_fset, 2);
+
+	/* Nothing to label. */
+	sys.fset_refused = NULL;
+	assert_int_equal(ns_selinux_label_fd_or_low(8, NULL, &used), 0);
+	assert_null(used);
+	sys.enabled = 0;
+	assert_int_equal(ns_selinux_label_fd_or_low(8, ranged, &used), 0);
+	assert_null(used);
+}
+
 /* pam_namespace_check's warning: enforcing with the boolean off, under either name. */
 static void test_polyinstantiation_boolean(void **state)
 {
@@ -457,6 +512,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_context_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_or_low, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polyinstantiation_boolean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polyinstantiation_suspect, setup, teardown),
 	};
