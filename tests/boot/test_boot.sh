@@ -22,8 +22,10 @@
 # selinux-policy-mls and the level method.
 # trixie, trixie_shared: default and shared on a Debian 13 image, with the
 # .deb built by dpkg-buildpackage inside the Debian 13 root of suite trixie
-# (tests/trixie/root.sh, shared with that suite's cache); shared's
-# package-life checks are bookworm's only.
+# (tests/trixie/root.sh, shared with that suite's cache); trixie_shared
+# goes through the package's life too, but without the upgrades to later
+# builds (deb_next.sh, upgrade.py), which are bookworm's only: their two
+# .debs would be built in the Debian 13 root at every change of the source.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
@@ -157,7 +159,7 @@ in_root dpkg -i "/root/$(basename "$deb")" >"$work/dpkg.log" 2>&1 || {
 if [[ $mode == shared ]]; then
 	mv "$root/root/$(basename "$deb")" "$root/root/libpam-namespace-ng.deb"
 	# and two later builds, for upgrades with alice logged in (upgrade.py;
-	# Debian 12's: on Debian 13 boot.py stops before the package's life)
+	# Debian 12's only: on Debian 13 boot.py's package life skips them)
 	if [[ $release != trixie ]]; then
 		bash "$here/deb_next.sh" "$src" "$base/deb" "$root/root" ||
 			{ echo "FAIL: building the later .debs (deb_next.sh)"; exit 1; }
