@@ -228,6 +228,22 @@ if [[ $mode == shared ]]; then
 	# (systemd-user's vendor file too: no copy of it). debug, for the
 	# journal's lines.
 	rm "$root/etc/pam.d/systemd-user"
+	if [[ $release == trixie ]]; then
+		# Debian 13 (Linux 6.12): the user manager's "(sd-pam)", which
+		# outlives the manager in its session to close the PAM session,
+		# sleeps 3 s after that close (pam_exec, last), so that the
+		# unit's ExecStopPost (pam_namespace_check --drop) always runs
+		# while it is there: the manager's pid is then still a session
+		# id, which 6.12's pidfd_open() answers with EINVAL (issue 26:
+		# taken for a live session, the pin was kept in one run of
+		# five). The vendor file's copy, with its @include of
+		# common-session-noninteractive, gets the profile's line as the
+		# vendor file does.
+		{
+			cat "$root/usr/lib/pam.d/systemd-user"
+			echo 'session optional pam_exec.so type=close_session quiet /bin/sleep 3'
+		} >"$root/etc/pam.d/systemd-user"
+	fi
 	in_root pam-auth-update --enable namespace-ng-shared >"$work/pam-auth-update.log" 2>&1 || {
 		cat "$work/pam-auth-update.log"
 		echo "FAIL: pam-auth-update --enable namespace-ng-shared in the image"
