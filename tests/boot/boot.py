@@ -519,6 +519,12 @@ def shared_boot():
            (time.time() - start, " ".join(left) or "none",
             " ".join(mgr), " ".join(scr) or "none",
             c_scr.split()[0].split(":")[1]))
+    # Who dropped the pins: the user managers' ExecStopPost (--drop), their
+    # (sd-pam) still closing (on Debian 13 it sleeps 3 s: test_boot.sh).
+    for x in root("journalctl -b --no-pager -o short-precise "
+                  "-t pam_namespace_check -t '(sd-pam)' | tail -n 12"
+                  ).strip().split("\n"):
+        note("logout: " + x)
     if left:
         # What is left (records name their process: KEY@PID.pINODE), whether
         # those processes live, and the journal of the last logout.
