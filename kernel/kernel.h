@@ -259,7 +259,8 @@ int kn_unpin_ns(int dirfd, const char *name);
 int kn_ns_join(int ns_fd);
 /*
  * The pidfs inode number of process pid (6.9): unique until reboot. -ESRCH
- * if there is no such process, -EOPNOTSUPP on older kernels. With
+ * if there is no such process (also where 6.9 to 6.14 say EINVAL: a pid
+ * kept only as a session or group id), -EOPNOTSUPP on older kernels. With
  * known_pidfs (an inode read by this call before, in this boot) the file
  * system is not asked again.
  */

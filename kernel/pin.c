@@ -190,8 +190,17 @@ int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret)
 	struct stat st;
 	int r = 0;
 
+	/*
+	 * Before 6.15, pidfd_open() of a process reaped while its pid is still
+	 * a live process's session or process group id fails with EINVAL, not
+	 * ESRCH (the kernel still holds the pid, with no process of its own):
+	 * a user manager's "(sd-pam)" outlives the manager in its session,
+	 * and the unit's ExecStopPost runs then. The process is gone all the
+	 * same; taken for "cannot tell", its session record counted as live
+	 * and kept the pin. pid > 0 and no flags: EINVAL means nothing else.
+	 */
 	if (pidfd < 0)
-		return -errno;
+		return errno == EINVAL ? -ESRCH : -errno;
 	if ((!known_pidfs && fstatfs((int)pidfd, &sfs) < 0) || fstat((int)pidfd, &st) < 0)
 		r = -errno;
 	else if (!known_pidfs && (unsigned long)sfs.f_type != PIDFS_MAGIC)

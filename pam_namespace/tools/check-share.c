@@ -547,9 +547,12 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 				      force ? NS_SHARE_SCAN_COUNT : NS_SHARE_SCAN_PRUNE, &st,
 				      &stale);
 	if (r == 0 && st.n_sessions && !force) {
-		printf("%s: kept %s/%u/%s.ns, a session is open (dropped %zu stale); --force drops "
-		       "it\n",
-		       user, NS_SHARE_DIR, p->uid, p->key, stale);
+		/* Which processes: the close of each is the one to drop it. */
+		printf("%s: kept %s/%u/%s.ns, a session is open (pid", user, NS_SHARE_DIR, p->uid,
+		       p->key);
+		for (size_t i = 0; i < st.n_sessions; i++)
+			printf(" %d", (int)st.sessions[i].pid);
+		printf("; dropped %zu stale); --force drops it\n", stale);
 		ret = 1;
 	} else {
 		r = ns_share_drop(p->udir, p->key, &st, true);

@@ -23,8 +23,10 @@
 # NS_BOOT_MLS_RELEASE=trixie, its .deb built as trixie's, below).
 # trixie, trixie_shared: default and shared on a Debian 13 image, with the
 # .deb built by dpkg-buildpackage inside the Debian 13 root of suite trixie
-# (tests/trixie/root.sh, shared with that suite's cache); shared's
-# package-life checks are bookworm's only.
+# (tests/trixie/root.sh, shared with that suite's cache); trixie_shared
+# goes through the package's life too, but without the upgrades to later
+# builds (deb_next.sh, upgrade.py), which are bookworm's only: their two
+# .debs would be built in the Debian 13 root at every change of the source.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
@@ -161,7 +163,7 @@ in_root dpkg -i "/root/$(basename "$deb")" >"$work/dpkg.log" 2>&1 || {
 if [[ $mode == shared ]]; then
 	mv "$root/root/$(basename "$deb")" "$root/root/libpam-namespace-ng.deb"
 	# and two later builds, for upgrades with alice logged in (upgrade.py;
-	# Debian 12's: on Debian 13 boot.py stops before the package's life)
+	# Debian 12's only: on Debian 13 boot.py's package life skips them)
 	if [[ $release != trixie ]]; then
 		bash "$here/deb_next.sh" "$src" "$base/deb" "$root/root" ||
 			{ echo "FAIL: building the later .debs (deb_next.sh)"; exit 1; }
@@ -230,6 +232,22 @@ if [[ $mode == shared ]]; then
 	# (systemd-user's vendor file too: no copy of it). debug, for the
 	# journal's lines.
 	rm "$root/etc/pam.d/systemd-user"
+	if [[ $release == trixie ]]; then
+		# Debian 13 (Linux 6.12): the user manager's "(sd-pam)", which
+		# outlives the manager in its session to close the PAM session,
+		# sleeps 3 s after that close (pam_exec, last), so that the
+		# unit's ExecStopPost (pam_namespace_check --drop) always runs
+		# while it is there: the manager's pid is then still a session
+		# id, which 6.12's pidfd_open() answers with EINVAL (issue 26:
+		# taken for a live session, the pin was kept in one run of
+		# five). The vendor file's copy, with its @include of
+		# common-session-noninteractive, gets the profile's line as the
+		# vendor file does.
+		{
+			cat "$root/usr/lib/pam.d/systemd-user"
+			echo 'session optional pam_exec.so type=close_session quiet /bin/sleep 3'
+		} >"$root/etc/pam.d/systemd-user"
+	fi
 	in_root pam-auth-update --enable namespace-ng-shared >"$work/pam-auth-update.log" 2>&1 || {
 		cat "$work/pam-auth-update.log"
 		echo "FAIL: pam-auth-update --enable namespace-ng-shared in the image"

@@ -209,6 +209,41 @@ assert_contains "$out" "dropped $PIN/$alice/" "--drop of a stale pin"
 assert_eq 0 "$(pins "$alice")" "the pin after --drop"
 assert_eq "no pinned namespace" "$("$NS_CHECK" --shared)" "--shared after --drop"
 
+# A user manager's session: the manager (the process that opened it) exits,
+# its "(sd-pam)" lives on in its session (setsid) to close it, and the
+# unit's ExecStopPost (--drop) runs then. Linux 6.9 to 6.14 answer
+# pidfd_open() of the manager's pid with EINVAL, not ESRCH, while it is
+# still that session's id: the record was taken for a live session, and on
+# Debian 13 (6.12) --drop kept the pin that the console's close had left to
+# the manager (issue 26). strace gives that answer here, whatever this
+# kernel says; valgrind's run leaves it out (the client is valgrind).
+if command -v strace >/dev/null && [[ -z "${NS_DRIVER_VALGRIND:-}" ]]; then
+	sb_note "a session gone while its pid is still a session id (6.12's EINVAL) is gone for --drop and the last close"
+	einval=(strace -qq -f -o /dev/null -e trace=pidfd_open -e inject=pidfd_open:error=EINVAL)
+	hold g1 ns-driver alice 'true'
+	kill_held g1
+	rc=0
+	out=$("${einval[@]}" "$NS_CHECK" --drop alice) || rc=$?
+	assert_eq 0 "$rc" "--drop with the gone session's pid answered EINVAL: $out"
+	assert_contains "$out" "dropped $PIN/$alice/" "--drop with EINVAL for the gone session"
+	assert_eq 0 "$(pins "$alice")" "the pin after that --drop"
+	hold g2 ns-driver alice 'true'
+	hold g3 ns-driver alice 'true'
+	kill_held g3
+	body=$(pgrep -n -f "g2.go") || fail "no command of session g2"
+	client=$(ps -o ppid= -p "$body" | tr -d ' ')
+	strace -qq -o /dev/null -e trace=pidfd_open -e inject=pidfd_open:error=EINVAL -p "$client" &
+	tracer=$!
+	for ((i = 0; i < 200; i++)); do
+		[[ $(awk '/^TracerPid:/ {print $2}' "/proc/$client/status") != 0 ]] && break
+		sleep 0.05
+	done
+	release g2
+	wait "$tracer" || true
+	assert_eq 0 "$(pins "$alice")" "the pin after the last close, the other session's pid answered EINVAL"
+	[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
+fi
+
 # attack CASE: alice's two sessions must not share, her session must work,
 # and the module must have said why.
 refused() {
