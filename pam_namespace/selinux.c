@@ -82,24 +82,26 @@ static const struct ns_selinux_ops real_ops = {
 	.get_boolean_active = security_get_boolean_active,
 };
 
+/* c's string with its MLS range set to range, as a heap string. */
+static int range_str(context_t c, const char *range, char **ret)
+{
+	const char *s;
+
+	if (context_range_set(c, range) != 0 || !(s = context_str(c)))
+		return -EINVAL;
+	*ret = strdup(s);
+	return *ret ? 0 : -ENOMEM;
+}
+
 /* level: con with the MLS range of range_from. */
 static int with_range(const char *con, const char *range_from, char **ret)
 {
 	context_t c = context_new(con), from = context_new(range_from);
-	const char *range, *s;
+	const char *range;
 	int r = -EINVAL;
 
-	if (!c || !from)
-		goto out;
-	range = context_range_get(from);
-	if (!range || context_range_set(c, range) != 0)
-		goto out;
-	s = context_str(c);
-	if (!s)
-		goto out;
-	*ret = strdup(s);
-	r = *ret ? 0 : -ENOMEM;
-out:
+	if (c && from && (range = context_range_get(from)))
+		r = range_str(c, range, ret);
 	if (c)
 		context_free(c);
 	if (from)
@@ -111,33 +113,20 @@ out:
 static int low_level(const char *con, char **ret)
 {
 	context_t c = context_new(con);
-	const char *range, *dash, *s;
-	char *low = NULL;
-	int r = -EINVAL;
+	const char *range, *dash;
+	char *low;
+	int r = 0;
 
 	*ret = NULL;
 	if (!c)
 		return -EINVAL;
 	range = context_range_get(c);
 	dash = range ? strchr(range, '-') : NULL;
-	if (!dash) {
-		r = 0;
-		goto out;
+	if (dash) {
+		low = strndup(range, (size_t)(dash - range));
+		r = low ? range_str(c, low, ret) : -ENOMEM;
+		free(low);
 	}
-	low = strndup(range, (size_t)(dash - range));
-	if (!low) {
-		r = -ENOMEM;
-		goto out;
-	}
-	if (context_range_set(c, low) != 0)
-		goto out;
-	s = context_str(c);
-	if (!s)
-		goto out;
-	*ret = strdup(s);
-	r = *ret ? 0 : -ENOMEM;
-out:
-	free(low);
 	context_free(c);
 	return r;
 }
