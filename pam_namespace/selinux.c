@@ -332,17 +332,12 @@ int ns_selinux_label_fd(int fd, const char *ctx)
 int ns_selinux_label_fd_or_low(int fd, const char *ctx, char **ret_used)
 {
 	char *low = NULL;
-	int r;
+	int r = ns_selinux_label_fd(fd, ctx);
 
 	*ret_used = NULL;
-	if (!ctx || !ns_selinux_enabled())
-		return 0;
-	if (ops->fsetfilecon(fd, ctx) == 0)
-		return 0;
-	r = errno ? -errno : -EINVAL;
 	if ((r != -EACCES && r != -EPERM) || low_level(ctx, &low) < 0 || !low)
 		return r;
-	if (ops->fsetfilecon(fd, low) < 0) {
+	if (ns_selinux_label_fd(fd, low) < 0) {
 		free(low);
 		return r;
 	}
