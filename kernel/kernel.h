@@ -162,6 +162,22 @@ int kn_open_child_dir(int dirfd, const char *name);
  */
 int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid);
 
+/*
+ * kn_mkdir_child in two steps, for a caller that finishes the directory
+ * (its SELinux label) before anyone may find it: kn_mkdir_staged makes it
+ * under a staged name (KN_STAGED_PREFIX and random letters, *ret_staged to
+ * free) with its owner and mode, and returns its descriptor;
+ * kn_publish_child renames it to name, never over an existing entry
+ * (-EEXIST: another process made name first), and removes the staged
+ * directory when it fails. A process killed in between leaves an empty
+ * staged directory, never a half-made one under name; kn_remove_staged
+ * removes every empty staged directory in dirfd (the helper, at boot).
+ */
+#define KN_STAGED_PREFIX ".pam_namespace-new."
+int kn_mkdir_staged(int dirfd, mode_t mode, uid_t uid, gid_t gid, char **ret_staged);
+int kn_publish_child(int dirfd, const char *staged, const char *name);
+int kn_remove_staged(int dirfd);
+
 /* rmdir name under dirfd, as the directory's owner when that is not root. */
 int kn_remove_child_dir(int dirfd, const char *name);
 

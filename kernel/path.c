@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -457,6 +458,32 @@ static int set_owner_mode(int fd, mode_t mode, uid_t uid, gid_t gid)
 	return 0;
 }
 
+/* kn_remove_staged's step: an empty staged directory goes, as its parent's owner. */
+static int remove_staged_one(const char *name, void *ud)
+{
+	int r;
+
+	if (strncmp(name, KN_STAGED_PREFIX, sizeof(KN_STAGED_PREFIX) - 1) != 0)
+		return 0;
+	r = kn_remove_child_dir(*(const int *)ud, name);
+	return r == -ENOENT || r == -ENOTEMPTY || r == -ENOTDIR ? 0 : r;
+}
+
+/* A staged name: KN_STAGED_PREFIX and 12 random letters, never a name anyone looks for. */
+static int staged_name(char name[static sizeof(KN_STAGED_PREFIX) + 12])
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+	unsigned char rnd[12];
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return errno ? -errno : -EIO;
+	memcpy(name, KN_STAGED_PREFIX, sizeof(KN_STAGED_PREFIX) - 1);
+	for (size_t i = 0; i < sizeof(rnd); i++)
+		name[sizeof(KN_STAGED_PREFIX) - 1 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+	name[sizeof(KN_STAGED_PREFIX) - 1 + sizeof(rnd)] = '\0';
+	return 0;
+}
+
 /*
  * In a root-owned parent the new directory is made with mode 000, so nobody
  * but root can use it before it has its final owner. In a user's directory
@@ -466,16 +493,28 @@ static int set_owner_mode(int fd, mode_t mode, uid_t uid, gid_t gid)
  * mode are set on the descriptor. In a user's directory that too is done
  * as the user where the user may (their own directory, one of their groups:
  * the NFS root_squash case), as root only where the owner is someone else.
+ *
+ * All of that happens under a staged name (kn_mkdir_staged); only the
+ * finished directory is renamed to name (kn_publish_child), so a process
+ * killed at any step never leaves a half-made directory (mode 000, the
+ * wrong owner) where the next session would take it for finished.
  */
-int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
+int kn_mkdir_staged(int dirfd, mode_t mode, uid_t uid, gid_t gid, char **ret_staged)
 {
 	struct fsid_saved ids = as_owner_of(dirfd);
 	uid_t want_uid = ids.active ? (uid_t)setfsuid((uid_t)-1) : geteuid();
+	char name[sizeof(KN_STAGED_PREFIX) + 12];
 	struct stat st;
 	int fd, r;
 
-	if (mkdirat(dirfd, name, ids.active ? 0700 : 0) < 0) {
-		r = -errno;
+	for (int attempt = 0;; attempt++) {
+		r = staged_name(name);
+		if (r == 0)
+			r = mkdirat(dirfd, name, ids.active ? 0700 : 0) < 0 ? -errno : 0;
+		if (r != -EEXIST || attempt == 8)
+			break;
+	}
+	if (r < 0) {
 		fsid_restore(&ids);
 		return r;
 	}
@@ -505,18 +544,53 @@ int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gi
 		r = set_owner_mode(fd, mode, uid, gid);
 	if (r < 0)
 		goto fail;
-	return fd;
+	*ret_staged = strdup(name);
+	if (*ret_staged)
+		return fd;
+	r = -ENOMEM;
 fail:
 	close(fd);
 remove:
 	/*
-	 * Made here and not handed out: nobody else may find it half made
-	 * (mode 000, the wrong owner) and use it. rmdir removes only an
-	 * empty directory, so whatever the owner of dirfd swapped in with
-	 * content stays.
+	 * Made here and not handed out. rmdir removes only an empty
+	 * directory, so whatever the owner of dirfd swapped in with content
+	 * stays.
 	 */
 	(void)kn_remove_child_dir(dirfd, name);
 	return r;
+}
+
+int kn_publish_child(int dirfd, const char *staged, const char *name)
+{
+	struct fsid_saved ids = as_owner_of(dirfd);
+	int r = renameat2(dirfd, staged, dirfd, name, RENAME_NOREPLACE) < 0 ? -errno : 0;
+
+	fsid_restore(&ids);
+	if (r < 0)
+		(void)kn_remove_child_dir(dirfd, staged);
+	return r;
+}
+
+int kn_mkdir_child(int dirfd, const char *name, mode_t mode, uid_t uid, gid_t gid)
+{
+	char *staged = NULL;
+	int fd, r;
+
+	fd = kn_mkdir_staged(dirfd, mode, uid, gid, &staged);
+	if (fd < 0)
+		return fd;
+	r = kn_publish_child(dirfd, staged, name);
+	free(staged);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int kn_remove_staged(int dirfd)
+{
+	return kn_dir_each(dirfd, remove_staged_one, &dirfd);
 }
 
 int kn_remove_child_dir(int dirfd, const char *name)

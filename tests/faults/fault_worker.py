@@ -15,6 +15,7 @@ SB_OUT = SB_DIR + "/out"
 SB_LOG = SB_DIR + "/syslog"
 PIN_DIR = "/run/pam_namespace"
 USER, UID = "alice", 2001
+OTHER, OTHER_UID = "bob", 2002
 # Seconds a session may take (the VM's, traced with stacks under TCG, take longer).
 TIMEOUT = int(os.environ.get("NS_FAULTS_TIMEOUT", "30"))
 
@@ -150,9 +151,9 @@ def listing(path):
         return None
 
 
-def pins():
+def pins(uid=UID):
     """What share_namespace keeps for the user: name -> (inode of what is there)."""
-    d = "%s/%d" % (PIN_DIR, UID)
+    d = "%s/%d" % (PIN_DIR, uid)
     out = {}
     for n in listing(d) or []:
         if n == "lock":
@@ -177,6 +178,29 @@ def injected_inside(trace, n):
                 return False
             count += 1
     return count == n
+
+
+def killed_inside(trace):
+    """The client died of the injected SIGKILL between the driver's markers."""
+    inside = False
+    for line in trace.splitlines():
+        m = re.match(r'^access\("/ns-fault-mark/(\w+)"', line)
+        if m:
+            inside = m.group(1) in ("open", "close")
+        elif "+++ killed by SIGKILL" in line:
+            return inside
+    return False
+
+
+def pin_dir_private():
+    """share_namespace's own mount, where there is one, is private: a shared
+    one would carry every pin into the host's namespace and refuse sharing."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            p = line.split()
+            if p[4] == PIN_DIR and any(x.startswith("shared:") for x in p[6:p.index("-")]):
+                return ["%s is a shared mount" % PIN_DIR]
+    return []
 
 
 SANDBOX_MOUNTS = {"/tmp": "ns-sandbox-tmp", "/var/tmp": "ns-sandbox-vartmp",
@@ -294,13 +318,14 @@ class Worker:
         """Back to the scenario's first state: nothing of any session left."""
         self.release_held()
         sandbox_intact()
-        d = "%s/%d" % (PIN_DIR, UID)
-        for n in listing(d) or []:
-            p = os.path.join(d, n)
-            if n.endswith(".ns"):
-                subprocess.run(["umount", "-l", p], stderr=subprocess.DEVNULL)
-            if n != "lock":
-                os.unlink(p)
+        for uid in (UID, OTHER_UID):
+            d = "%s/%d" % (PIN_DIR, uid)
+            for n in listing(d) or []:
+                p = os.path.join(d, n)
+                if n.endswith(".ns"):
+                    subprocess.run(["umount", "-l", p], stderr=subprocess.DEVNULL)
+                if n != "lock":
+                    os.unlink(p)
         # Whatever a violation left mounted here goes, newest first.
         now = mounts()
         for m in reversed(now[len(self.baseline):]):
@@ -554,6 +579,104 @@ class Worker:
         v += self.check_after(pt)
         return dict(pt, outcome=outcome, violations=v,
                     log=logged[-3:] if v else [])
+
+    # -- a point, killed there (--kill)
+
+    def kill_args(self, faults):
+        """strace's options that kill the client with SIGKILL at the point's
+        call, before the call is made: a kill right after a call is the same
+        as one at the call after it, so every state a crash can leave is
+        reached."""
+        (name, n), = faults
+        return ["strace", "-qq", "-o", SB_OUT + "/point.txt", "-e",
+                "trace=" + ",".join(sorted({name, "access"})),
+                "-e", "inject=%s:signal=KILL:when=%d" % (name, n)]
+
+    def run_kill_point(self, pt):
+        """The client killed at one call of its open or close; then every
+        later login must open private, nothing may stay mounted in the
+        caller's namespace, and what the killed session left must be gone
+        once the next steps that own it have run (a later session of the
+        user, the helper at boot)."""
+        v = []
+        self.reset()
+        before = self.watched()
+        mounts_before = mounts()
+        res = self.run_session(self.kill_args(pt["faults"]))
+        sandbox_intact()
+        with open(SB_OUT + "/point.txt") as f:
+            trace = f.read()
+        if not killed_inside(trace):
+            return dict(pt, outcome="drift",
+                        violations=["the client was not killed where calibration found the call"])
+        if res["rc"] not in (137, -9):
+            v.append("the client was not killed (status %d)" % res["rc"])
+        time.sleep(0.05)  # the killed client's namespace goes with its last descriptor
+        for m in mounts():
+            if m not in mounts_before:
+                v.append("the killed session left a mount on %s in the caller's namespace" % m[0])
+        v += pin_dir_private()
+        v += self.check_after(pt)
+        v += self.check_other_user()
+        v += self.check_leftovers(before)
+        return dict(pt, outcome="killed", violations=v, log=[])
+
+    def check_other_user(self):
+        """Another user's clean session after the kill: private, hers to
+        write, and nothing of it pinned after its close."""
+        v = []
+        poly = self.sc["polydirs"][0]
+        # A polydir in alice's home is hers: bob's session only has to open.
+        mine = not poly.startswith("/home/%s/" % USER)
+        probe = poly + "/ns-fault-probe-bob"
+        cmd = ["timeout", "-k", "5", str(TIMEOUT), self.driver, "ns-driver", OTHER, "--",
+               "setpriv", "--reuid=%d" % OTHER_UID, "--regid=%d" % OTHER_UID, "--clear-groups",
+               "/bin/sh", "-c", "readlink /proc/self/ns/mnt" +
+               ("; echo x >%s && echo wrote" % probe if mine else "")]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = p.stdout.decode(errors="replace")
+        if p.returncode != 0:
+            v.append("%s's next session failed (%d): %s"
+                     % (OTHER, p.returncode, " | ".join(out.strip().splitlines())[-200:]))
+        else:
+            if (out.splitlines() or [""])[0] == self.caller_ns:
+                v.append("%s's next session is not private" % OTHER)
+            if mine and "wrote" not in out:
+                v.append("%s's next session cannot write its %s" % (OTHER, self.sc["polydirs"][0]))
+            if os.path.exists(probe):
+                v.append("%s's next session wrote into the caller's %s"
+                         % (OTHER, self.sc["polydirs"][0]))
+        left = pins(OTHER_UID)
+        if left:
+            v.append("%s's pins after the close: %s" % (OTHER, ", ".join(sorted(left))))
+        return v
+
+    def check_leftovers(self, before):
+        """What no later step would remove: after the next sessions and the
+        helper (run at boot), no tmpdir instance of the killed session is
+        left."""
+        v = []
+        helper = os.environ.get("NS_HELPER")
+        if self.sc.get("tmpdirs") and helper:
+            p = subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            if p.returncode != 0:
+                v.append("the helper failed (%d): %s" % (p.returncode,
+                                                         p.stdout.decode(errors="replace")[-200:]))
+        for d in self.sc.get("tmpdirs", []):
+            for n in sorted(set(listing(d) or []) - set(before.get(d) or [])):
+                v.append("%s/%s is left, and neither the next session nor the helper removes it"
+                         % (d, n))
+        # A directory being made is staged under a name of its own until it
+        # is finished; a kill leaves that, which the helper removes.
+        if helper:
+            subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for d, names in self.watched().items():
+            for n in names or []:
+                if n.startswith(".pam_namespace-new."):
+                    v.append("%s/%s, a staged directory, is left after the helper ran" % (d, n))
+        return v
 
     def check_closed(self, pt, res, before, pins_before, logged):
         """After the close: the client where the session left it, and nothing

@@ -46,6 +46,16 @@ Invariants, after each point:
 With two faults, a rollback step that failed may leave the client in
 another namespace or an instance behind only if a log line says so.
 
+With --kill, the client is killed by SIGKILL at each point instead (single
+points only), as a crash or the OOM killer would, and after each:
+  - nothing the killed session did stays mounted in the caller's
+    namespace, and share_namespace's own mount is private;
+  - the next clean sessions of the user and of another user open in
+    private namespaces they can write, and leave no pin or state after
+    their close (a stale one is repaired by the next open);
+  - no tmpdir instance of the killed session is left once those sessions
+    and the helper (NS_HELPER, run at boot) have run.
+
 In the selinux suite's VM (tests/vm/test_selinux_faults.sh) one worker
 runs the context and level scenarios, and --summarize sums its lines up.
 
@@ -91,7 +101,7 @@ def worker_main(a):
             continue
         w.setup(sc)
         singles, names = w.points()
-        doubles = w.double_points(singles) if not a.no_double else []
+        doubles = w.double_points(singles) if not (a.no_double or a.kill) else []
         if a.frame:
             singles = [p for p in singles if p["frame"]]
         print("CALIBRATED " + json.dumps(dict(
@@ -109,7 +119,7 @@ def worker_main(a):
             if selects and not any(x[0] == sc["name"] and x[1] in [f[0] for f in pt["faults"]]
                                    for x in selects):
                 continue
-            r = w.run_point(pt)
+            r = w.run_kill_point(pt) if a.kill else w.run_point(pt)
             r["scenario"] = sc["name"]
             print("RESULT " + json.dumps(r), flush=True)
         w.reset()
@@ -119,7 +129,8 @@ def worker_main(a):
 # ------------------------------------------------------------------ the parent
 
 def fmt_point(r):
-    f = " then ".join("%s #%d %s" % (nm, n, ERRORS.get(nm, "EIO")) for nm, n in r["faults"])
+    f = " then ".join("%s #%d %s" % (nm, n, "SIGKILL" if r["outcome"] == "killed"
+                                     else ERRORS.get(nm, "EIO")) for nm, n in r["faults"])
     return "%s %s: %s" % (r["scenario"], r["phase"], f)
 
 
@@ -133,6 +144,8 @@ def main():
     ap.add_argument("--select", action="append", metavar="SCENARIO:CALL",
                     help="only the points of SCENARIO whose faults include the system call CALL")
     ap.add_argument("--no-double", action="store_true", help="single faults only")
+    ap.add_argument("--kill", action="store_true",
+                    help="kill the client with SIGKILL at each point instead of failing the call")
     ap.add_argument("--frame", metavar="TEXT",
                     help="only points whose failed call (the second, of two) has TEXT in a "
                          "frame of its stack (the VM: libselinux)")
@@ -198,6 +211,8 @@ def main():
             cmd += ["--select", o]
         if a.no_double:
             cmd.append("--no-double")
+        if a.kill:
+            cmd.append("--kill")
         if a.frame:
             cmd += ["--frame", a.frame]
         procs.append(subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE))
