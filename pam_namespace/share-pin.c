@@ -126,8 +126,13 @@ int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure 
 	/* In the built namespace, surely: no need to ask where (kn_ns_restore would). */
 	r = kn_ns_return(pc->orig);
 	if (r < 0) {
-		/* Its setns, or what followed, failed: back into the new one, unshared. */
-		k = kn_ns_return(&built);
+		/*
+		 * Its setns, or what followed, failed: back into the new one,
+		 * unshared. A refused setns() moved nothing, and a second one
+		 * into the namespace the caller is still in would be refused
+		 * too: kn_ns_restore() only moves what moved.
+		 */
+		k = kn_ns_restore(&built);
 		if (k < 0) {
 			r = share_fail_with(fail, "returning to the new namespace", NULL, k);
 			goto out;
