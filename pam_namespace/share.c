@@ -394,6 +394,19 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		o.commit = share_pin_built;
 		o.commit_userdata = &pc;
 		r = ns_apply(plan, &o, sess, fail, log, ud);
+		if (r < 0 && pc.lost && kn_ns_restore(&orig) == 0) {
+			/*
+			 * Pinning's trip out of the namespace built and back
+			 * failed, and apply's rollback has the caller where it
+			 * was: share mode's own trouble, which never refuses
+			 * the login.
+			 */
+			log(ud, false,
+			    "share_namespace: %s: %s: this session gets a namespace of its own",
+			    fail->what, strerror(-fail->error));
+			ns_failure_free(fail);
+			goto unshared;
+		}
 		if (r < 0)
 			goto out;
 		if (pc.pinned) {
