@@ -12,7 +12,10 @@
 #   at each mount(2) call (strace) while /run/pam_namespace becomes a
 #   private mount: the next sessions of alice and of bob pin and share,
 #   and the directory's mount is private.
-# NS_DEGRADE_CASES names the cases to run (default: all three).
+# - pinreturn: a build whose way back into its namespace after pinning
+#   fails (strace) is built again unshared, with one log line.
+# - joinfail: a join whose setns() fails (strace) builds its own.
+# NS_DEGRADE_CASES names the cases to run (default: all).
 # shellcheck disable=SC2016 # session commands are single-quoted on purpose
 set -euo pipefail
 # One CPU, as test_share.sh says why (namespace ids and pin binds).
@@ -42,6 +45,35 @@ pin_dir_reset() {
 		umount -l "$PIN"
 	done
 	rm -rf "$PIN"
+}
+
+# can_strace CASE: whether strace may drive the client here, saying so if
+# not: LeakSanitizer cannot run in a traced process (leaks are not looked
+# for from here on), and valgrind's run would trace valgrind (test_share.sh).
+can_strace() {
+	if ! command -v strace >/dev/null || [[ -n "${NS_DRIVER_VALGRIND:-}" ]]; then
+		sb_note "no strace (or valgrind's run): $1 is not run"
+		return 1
+	fi
+	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
+}
+
+# strace_driver INJECT ARGS...: the PAM driver with strace's -e inject=INJECT.
+strace_driver() {
+	local inject=$1
+	shift
+	timeout -k 5 "$SB_TIMEOUT" strace -f -qq -o /dev/null -e trace="${inject%%:*}" \
+		-e inject="$inject" "$NS_DRIVER" "$@" 2>&1
+}
+
+# opens_anyway WHAT INJECT CMD: alice's driver session under strace's
+# -e inject=INJECT opens (status 0) and runs CMD; what it printed in $out.
+opens_anyway() {
+	local rc=0
+	sandbox_log_clear
+	out=$(strace_driver "$2" ns-driver alice -- /bin/sh -c "$3; echo works") || rc=$?
+	assert_eq 0 "$rc" "$1: alice's session: $out"
+	assert_contains "$out" works "$1: alice's session"
 }
 
 # The propagation of the mount on /run/pam_namespace ("" if none).
@@ -99,47 +131,68 @@ case_record() {
 }
 
 case_crash() {
-
-	# strace kills the first session; LeakSanitizer cannot run in a traced
-	# process, and valgrind's run would trace valgrind (test_share.sh).
-	if command -v strace >/dev/null && [[ -z "${NS_DRIVER_VALGRIND:-}" ]]; then
-		export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-		mount --make-shared /run
-		assert_contains "$(findmnt -n -o PROPAGATION --mountpoint /run)" shared "propagation of /run"
-		# The first session's mount(2) calls: the bind of the directory onto
-		# itself, making it private, and none after (or one of the session's).
-		for n in 1 2 3; do
-			sb_note "crash: the first session killed at its mount(2) call $n; later sessions of alice and bob share"
-			pin_dir_reset
-			# as conf/pam_namespace.tmpfiles makes it at boot
-			install -d -m 0700 "$PIN"
-			rc=0
-			# (in a subshell: the shell's "Killed" notice goes with its output)
-			(timeout -k 5 "$SB_TIMEOUT" strace -f -qq -o /dev/null -e trace=mount \
-				-e inject=mount:error=EINTR:signal=KILL:when="$n" \
-				"$NS_DRIVER" ns-driver alice -- true) >/dev/null 2>&1 || rc=$?
-			sb_note "  the killed session: status $rc, $PIN: [$(pin_dir_propagation)]"
-			sandbox_log_clear
-			hold c1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns; echo c1 >/tmp/from-c1'
-			hold c2 ns-driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
-			assert_eq 1 "$(pins "$alice")" "kill at mount $n: alice's session pins"
-			assert_eq 1 "$(pins "$bob")" "kill at mount $n: bob's session pins"
-			assert_eq private "$(pin_dir_propagation)" "kill at mount $n: the mount on $PIN"
-			out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-c1')
-			assert_eq "$(cat "$SB_OUT/c1.ns")"$'\n'c1 "$out" "kill at mount $n: alice's next session joins"
-			out=$(sandbox_driver ns-driver bob -- readlink /proc/self/ns/mnt)
-			assert_eq "$(cat "$SB_OUT/c2.ns")" "$out" "kill at mount $n: bob's next session joins"
-			assert_not_contains "$(sandbox_log)" "not shared" "kill at mount $n: the log"
-			release c1
-			release c2
-			assert_eq "0 0" "$(pins "$alice") $(pins "$bob")" "kill at mount $n: no pin after the last closes"
-		done
-	else
-		sb_note "no strace (or valgrind's run): the crash part is not run"
-	fi
+	can_strace crash || return 0
+	mount --make-shared /run
+	assert_contains "$(findmnt -n -o PROPAGATION --mountpoint /run)" shared "propagation of /run"
+	# The first session's mount(2) calls: the bind of the directory onto
+	# itself, making it private, and none after (or one of the session's).
+	for n in 1 2 3; do
+		sb_note "crash: the first session killed at its mount(2) call $n; later sessions of alice and bob share"
+		pin_dir_reset
+		# as conf/pam_namespace.tmpfiles makes it at boot
+		install -d -m 0700 "$PIN"
+		rc=0
+		# (in a subshell: the shell's "Killed" notice goes with its output)
+		(strace_driver mount:error=EINTR:signal=KILL:when="$n" ns-driver alice -- true) \
+			>/dev/null 2>&1 || rc=$?
+		sb_note "  the killed session: status $rc, $PIN: [$(pin_dir_propagation)]"
+		sandbox_log_clear
+		hold c1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c1.ns; echo c1 >/tmp/from-c1'
+		hold c2 ns-driver bob 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/c2.ns'
+		assert_eq 1 "$(pins "$alice")" "kill at mount $n: alice's session pins"
+		assert_eq 1 "$(pins "$bob")" "kill at mount $n: bob's session pins"
+		assert_eq private "$(pin_dir_propagation)" "kill at mount $n: the mount on $PIN"
+		out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-c1')
+		assert_eq "$(cat "$SB_OUT/c1.ns")"$'\n'c1 "$out" "kill at mount $n: alice's next session joins"
+		out=$(sandbox_driver ns-driver bob -- readlink /proc/self/ns/mnt)
+		assert_eq "$(cat "$SB_OUT/c2.ns")" "$out" "kill at mount $n: bob's next session joins"
+		assert_not_contains "$(sandbox_log)" "not shared" "kill at mount $n: the log"
+		release c1
+		release c2
+		assert_eq "0 0" "$(pins "$alice") $(pins "$bob")" "kill at mount $n: no pin after the last closes"
+	done
 }
 
-for c in ${NS_DEGRADE_CASES:-threaded record crash}; do
+# A build's trip out to pin and back into the namespace built: its second
+# setns() (back in) fails; the attempt is rolled back and built again,
+# unshared, instead of refusing the login.
+case_pinreturn() {
+	can_strace pinreturn || return 0
+	sb_note "pinreturn: a build that cannot return into its namespace after pinning goes unshared"
+	opens_anyway pinreturn setns:error=ENOMEM:when=2 'echo mine >/tmp/pinreturn'
+	assert_no_file /tmp/pinreturn "the session's /tmp is its own, not the caller's"
+	assert_log_contains "entering the new namespace again: Cannot allocate memory: this session gets a namespace of its own"
+	assert_eq "0 0" "$(pins "$alice") $(records "$alice")" "no pin or record of the attempt"
+	out=$(sandbox_driver ns-driver alice -- readlink /proc/self/ns/mnt)
+	assert_contains "$(sandbox_log)" "share_namespace: pinned $PIN/$alice/" "the next session pins"
+}
+
+# A join whose setns() fails (a policy, the kernel: strace says EPERM).
+case_joinfail() {
+	can_strace joinfail || return 0
+	sb_note "joinfail: a join whose setns() fails builds its own namespace"
+	hold j1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/j1.ns; echo j1 >/tmp/from-j1'
+	opens_anyway joinfail setns:error=EPERM:when=1 'readlink /proc/self/ns/mnt; ls /tmp'
+	assert_ne "$(cat "$SB_OUT/j1.ns")" "$(head -1 <<<"$out")" "a namespace of its own"
+	assert_not_contains "$out" from-j1 "a /tmp of its own"
+	assert_log_contains "joining $PIN/$alice/" "the reason logged"
+	assert_log_contains "Operation not permitted: this session gets a namespace of its own" "the reason logged"
+	assert_eq 1 "$(records "$alice")" "only the held session's record"
+	release j1
+	assert_eq 0 "$(pins "$alice")" "no pin after the last close"
+}
+
+for c in ${NS_DEGRADE_CASES:-threaded record crash pinreturn joinfail}; do
 	"case_$c"
 done
 echo "ok: share_degrade"
