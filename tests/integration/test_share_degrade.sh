@@ -95,6 +95,13 @@ case_threaded() {
 	assert_eq "$(cat "$SB_OUT/a1.ns")" "$out" "a single-threaded client's session, the same"
 	release a1
 	assert_eq 0 "$(pins "$alice")" "no pin after the last close"
+	# the first session from a threaded client builds and pins (unshare
+	# gives the thread its own fs_struct, and the way back after pinning is
+	# a setns() too)
+	sandbox_log_clear
+	out=$(sandbox_driver --threaded ns-driver alice -- /bin/sh -c "find $PIN/$alice -name '*.ns' | wc -l")
+	assert_eq 1 "$out" "a pin while the threaded client's first session is open"
+	assert_log_contains "share_namespace: pinned $PIN/$alice/" "the threaded client's build"
 }
 
 case_record() {
