@@ -80,6 +80,14 @@ int kn_ns_restore(const struct kn_ns_saved *saved);
  */
 int kn_ns_return(const struct kn_ns_saved *saved);
 void kn_ns_saved_close(struct kn_ns_saved *saved);
+/*
+ * setns() into a mount namespace, from a threaded caller too: the calling
+ * thread's root, working directory and umask become its own copy first
+ * (unshare(CLONE_FS)), then root and working directory the namespace's
+ * root. On failure the thread is in the namespace it was, at the same
+ * root and working directory.
+ */
+int kn_ns_join(int ns_fd);
 /* Whether two namespace descriptors (or the current one, fd -1) are the same namespace. */
 int kn_ns_same(int ns_fd_a, int ns_fd_b);
 
@@ -271,8 +279,6 @@ int kn_pin_ns(int ns_fd, int dirfd, const char *name, struct stat *ret_st);
 int kn_pin_open(int dirfd, const char *name, struct stat *ret_st);
 /* Unmount the pin (from the namespace that holds it) and remove its file. */
 int kn_unpin_ns(int dirfd, const char *name);
-/* setns() into a mount namespace; root and working directory become its root. */
-int kn_ns_join(int ns_fd);
 /*
  * The pidfs inode number of process pid (6.9): unique until reboot. -ESRCH
  * if there is no such process (also where 6.9 to 6.14 say EINVAL: a pid

@@ -192,6 +192,24 @@ int kn_ns_restore(const struct kn_ns_saved *saved)
 	return 0;
 }
 
+/*
+ * setns(CLONE_NEWNS) refuses (EINVAL) a thread whose fs_struct (root,
+ * working directory, umask) other threads share: every thread of a
+ * threaded client, gdm's GLib session worker among them. The calling
+ * thread takes a copy of its own first, which a session wants anyway:
+ * its root and working directory become the namespace's. The copy holds
+ * the same root, working directory and umask, so a setns() that fails
+ * after it leaves the thread where it was; only a chdir() or umask() of
+ * another thread no longer moves this one, nor this one's the others.
+ * Where no other thread shares it, unshare(CLONE_FS) changes nothing.
+ */
+int kn_ns_join(int ns_fd)
+{
+	if (unshare(CLONE_FS) < 0)
+		return -errno;
+	return setns(ns_fd, CLONE_NEWNS) < 0 ? -errno : 0;
+}
+
 int kn_ns_return(const struct kn_ns_saved *saved)
 {
 	if (setns(saved->ns_fd, CLONE_NEWNS) < 0)

@@ -169,11 +169,6 @@ int kn_unpin_ns(int dirfd, const char *name)
 	return r;
 }
 
-int kn_ns_join(int ns_fd)
-{
-	return setns(ns_fd, CLONE_NEWNS) < 0 ? -errno : 0;
-}
-
 #ifndef PIDFS_MAGIC
 #define PIDFS_MAGIC 0x50494446
 #endif

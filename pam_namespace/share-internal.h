@@ -37,6 +37,7 @@ struct share_pin_ctx {
 	ns_apply_log_fn log;
 	void *ud;
 	bool pinned; /* else the session goes on unshared */
+	bool lost;   /* failed: not back into the namespace built (apply rolls back) */
 };
 
 /*

@@ -98,9 +98,10 @@ static int pin_copy_elsewhere(struct kn_ns_saved *built, const struct kn_ns_save
  * ns_apply's commit hook: in the new namespace, built, pin it from the
  * original one. A pin that cannot be made leaves the session unshared (0,
  * not pinned). A failure to come back into the new namespace fails the
- * session (< 0): the pin, state and record made are dropped here, and
- * apply's rollback takes the caller back to its place and removes the
- * instances, whether this left it in the original namespace or the new.
+ * attempt (< 0, pc->lost): the pin, state and record made are dropped
+ * here, and apply's rollback takes the caller back to its place and
+ * removes the instances, whether this left it in the original namespace
+ * or the new; ns_share_open() then builds again, unshared.
  */
 int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure *fail)
 {
@@ -113,8 +114,12 @@ int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure 
 	int r, k;
 
 	pc->pinned = false;
-	if (!pin)
-		return share_fail_with(fail, "pinning the namespace in", sh->where, -ENOMEM);
+	pc->lost = false;
+	if (!pin) {
+		pc->log(pc->ud, false, "share_namespace: cannot pin %s.ns (%s): not shared",
+			sh->where, strerror(ENOMEM));
+		return 0;
+	}
 	r = kn_ns_save(&built);
 	if (r < 0) {
 		pc->log(pc->ud, false,
@@ -126,9 +131,15 @@ int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure 
 	/* In the built namespace, surely: no need to ask where (kn_ns_restore would). */
 	r = kn_ns_return(pc->orig);
 	if (r < 0) {
-		/* Its setns, or what followed, failed: back into the new one, unshared. */
-		k = kn_ns_return(&built);
+		/*
+		 * Its setns, or what followed, failed: back into the new one,
+		 * unshared. A refused setns() moved nothing, and a second one
+		 * into the namespace the caller is still in would be refused
+		 * too: kn_ns_restore() only moves what moved.
+		 */
+		k = kn_ns_restore(&built);
 		if (k < 0) {
+			pc->lost = true;
 			r = share_fail_with(fail, "returning to the new namespace", NULL, k);
 			goto out;
 		}
@@ -170,6 +181,7 @@ int share_pin_built(void *arg, const struct ns_session *sess, struct ns_failure 
 		if (pc->pinned)
 			drop_logged(sh, pc->log, pc->ud);
 		pc->pinned = false;
+		pc->lost = true;
 		r = share_fail_with(fail, "entering the new namespace again", NULL, r);
 	}
 out:

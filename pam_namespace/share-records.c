@@ -187,8 +187,8 @@ int ns_share_dir_open_existing(void)
 
 /*
  * Made on first use: the directory, then under its lock a bind of it onto
- * itself with private propagation (kn_dir_make_private_mount), reopened
- * so that the descriptor is on that mount.
+ * itself (kn_dir_make_private_mount), reopened so that the descriptor is
+ * on that mount, and made private; found a mount, made private again.
  */
 int share_dir_open(const char **ret_what, bool *ret_repaired)
 {
@@ -240,15 +240,30 @@ int share_dir_open(const char **ret_what, bool *ret_repaired)
 		}
 		if (r >= 0) {
 			/*
-			 * Once, when it becomes a mount: a pin cannot be bound
-			 * where it would propagate, so should anyone make it
-			 * shared later, pinning fails and sessions go unshared.
+			 * A pin cannot be bound where it would propagate. A
+			 * kill before this call is repaired by the next open
+			 * (below).
 			 */
 			*ret_what = "making private";
 			r = kn_mount_make_private(fd);
 		}
 		if (lfd >= 0)
 			close(lfd); /* unlocks */
+	} else if (r == 1) {
+		/*
+		 * No kernel makes the bind private in one step where /run is
+		 * shared (as systemd makes it): a mount attached below a
+		 * shared one joins a peer group of its own, whatever
+		 * propagation it had detached (open_tree, mount_setattr,
+		 * move_mount give the same). A session killed between the two
+		 * calls above left a shared mount, where no pin can be made:
+		 * every session, every user's, went unshared until reboot,
+		 * each after a namespace copy per CPU. So every open makes it
+		 * private again: one call, which changes nothing where it is
+		 * private. Its failure is no reason to go unshared: a mount
+		 * that is still shared makes pinning fail, which says so.
+		 */
+		(void)kn_mount_make_private(fd);
 	}
 	close(pfd);
 	if (r < 0) {

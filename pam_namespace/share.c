@@ -146,18 +146,65 @@ static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, 
 }
 
 /*
+ * The record, then setns(). Share mode's own troubles (a /run too full for
+ * the record, a setns() that the kernel or a policy refuses) never refuse
+ * the login: the session builds a namespace of its own (1, logged), as a
+ * build that cannot pin does. Nothing needs putting back for that: a
+ * failed unshare(CLONE_FS) or setns() changes nothing (the kernel moves
+ * root and working directory only once the namespace is entered), and the
+ * fs_struct copy that kn_ns_join() may have made holds the same root,
+ * working directory and umask. The namespace is not opened to save it
+ * either: a policy may deny the caller its own nsfs file (Debian's
+ * local_login_t), and a join needs none.
+ */
+static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
+{
+	const char *what = "recording this session for";
+	struct stat cwd_st;
+	char *cwd = NULL;
+	int held = -1, r, k;
+
+	r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
+	if (r == 0) {
+		what = "joining";
+		cwd = getcwd(NULL, 0);
+		held = cwd_hold(&cwd_st);
+		r = kn_ns_join(pin);
+		if (r < 0) {
+			k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
+			if (k < 0)
+				log(ud, false,
+				    "share_namespace: cannot remove the record of %s: %s",
+				    sh->where, strerror(-k));
+		}
+	}
+	if (r == 0) {
+		cwd_restore(held, &cwd_st, cwd);
+		log(ud, true, "share_namespace: joined %s.ns", sh->where);
+	} else {
+		log(ud, false,
+		    "share_namespace: %s %s.ns: %s: this session gets a namespace of its own", what,
+		    sh->where, strerror(-r));
+		r = 1;
+	}
+	if (held >= 0)
+		close(held);
+	free(cwd);
+	return r;
+}
+
+/*
  * Join: the caller's root must be the one the namespace was pinned with
  * (setns() moves the root to the namespace's, which would take a chrooted
  * caller out of its chroot) and the pin what was recorded. 1 if this
- * session cannot join and builds its own; 0 joined.
+ * session cannot join and builds its own (logged); 0 joined.
  */
-static int share_join(struct ns_share *sh, const struct ns_share_state *st, struct ns_failure *fail,
-		      ns_apply_log_fn log, void *ud)
+static int share_join(struct ns_share *sh, const struct ns_share_state *st, ns_apply_log_fn log,
+		      void *ud)
 {
-	struct stat root, cwd_st;
+	struct stat root;
 	const char *why;
-	char *cwd;
-	int pin, held, r;
+	int pin, r;
 
 	if (stat("/", &root) < 0 || root.st_dev != st->root_dev || root.st_ino != st->root_ino) {
 		log(ud, false,
@@ -183,32 +230,9 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 					  : strerror(-pin));
 		return 1;
 	}
-	r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
-	if (r < 0) {
-		close(pin);
-		return share_fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
-	}
-	cwd = getcwd(NULL, 0);
-	held = cwd_hold(&cwd_st);
-	r = kn_ns_join(pin);
+	r = join_pin(sh, pin, log, ud);
 	close(pin);
-	if (r < 0) {
-		if (held >= 0)
-			close(held);
-		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
-
-		if (k < 0)
-			log(ud, false, "share_namespace: cannot remove the record of %s: %s",
-			    sh->where, strerror(-k));
-		free(cwd);
-		return share_fail_with(fail, "joining the shared namespace", NULL, r);
-	}
-	cwd_restore(held, &cwd_st, cwd);
-	if (held >= 0)
-		close(held);
-	free(cwd);
-	log(ud, true, "share_namespace: joined %s.ns", sh->where);
-	return 0;
+	return r;
 }
 
 /*
@@ -216,7 +240,8 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
  * hold to the cap on live ones, read KEY.state. Returns 0 with st read (its
  * live sessions in it) or empty (st->ino 0: no state), 1 if the session is
  * to go unshared (logged), < 0 if the sessions of an existing pin cannot be
- * listed: not knowing who is there is no proof that nobody is.
+ * listed: not knowing who is there is no proof that nobody is, so the pin
+ * is neither joined nor dropped (the caller goes unshared).
  */
 static int share_scan(const struct ns_share *sh, struct ns_share_state *st, ns_apply_log_fn log,
 		      void *ud)
@@ -296,18 +321,19 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		goto unshared;
 
 	r = share_scan(share, &st, log, ud);
+	if (r < 0) {
+		/* Neither joined nor dropped: the pin is left as it is. */
+		log(ud, false,
+		    "share_namespace: cannot list the sessions of %s.ns (%s): this session gets a "
+		    "namespace of its own",
+		    share->where, strerror(-r));
+		r = 1;
+	}
 	if (r == 1)
 		goto unshared;
-	if (r < 0) {
-		r = share_fail_with(fail, "listing the sessions in", share->where, r);
-		goto out;
-	}
 	if (st.ino != 0) {
 		if (st.n_sessions > 0) {
-			r = share_join(share, &st, fail, log, ud);
-			if (r < 0)
-				goto out;
-			if (r == 1)
+			if (share_join(share, &st, log, ud))
 				goto unshared;
 			*sess = (struct ns_session){0};
 			*ret_share = share;
@@ -368,6 +394,19 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 		o.commit = share_pin_built;
 		o.commit_userdata = &pc;
 		r = ns_apply(plan, &o, sess, fail, log, ud);
+		if (r < 0 && pc.lost && kn_ns_restore(&orig) == 0) {
+			/*
+			 * Pinning's trip out of the namespace built and back
+			 * failed, and apply's rollback has the caller where it
+			 * was: share mode's own trouble, which never refuses
+			 * the login.
+			 */
+			log(ud, false,
+			    "share_namespace: %s: %s: this session gets a namespace of its own",
+			    fail->what, strerror(-fail->error));
+			ns_failure_free(fail);
+			goto unshared;
+		}
 		if (r < 0)
 			goto out;
 		if (pc.pinned) {

@@ -3,7 +3,8 @@
  * pam_driver: a small, real PAM client for the integration tests.
  *
  *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] [--show-ns]
- *              [--after-close SHELL-CMD] SERVICE USER [-- CMD ARGS...]
+ *              [--after-close SHELL-CMD] [--markers] [--threaded]
+ *              SERVICE USER [-- CMD ARGS...]
  *
  * Opens a PAM session for USER on SERVICE, runs CMD (if given) in a child so
  * that it sees the session's mount namespace, then closes the session. The
@@ -16,6 +17,9 @@
  * after pam_open_session and pam_close_session (access() of
  * /ns-fault-mark/open, /opened, /close, /closed), so that a trace tells the
  * module's calls from the client's (the fault-injection suite).
+ * --threaded starts one idle thread before pam_open_session, as gdm's GLib
+ * session worker has threads: the threads then share one fs_struct (root,
+ * working directory, umask), as a multithreaded PAM client's do.
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
@@ -24,6 +28,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +104,9 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
 		   "[--show-ns]\n"
-		   "                  [--after-close SHELL-CMD] [--markers] SERVICE USER [-- CMD "
-		   "ARGS...]\n");
+		   "                  [--after-close SHELL-CMD] [--markers] [--threaded] SERVICE "
+		   "USER\n"
+		   "                  [-- CMD ARGS...]\n");
 }
 
 static bool markers;
@@ -114,6 +120,27 @@ static void mark(const char *what)
 		return;
 	snprintf(path, sizeof(path), "/ns-fault-mark/%s", what);
 	(void)access(path, F_OK);
+}
+
+/* The idle thread of --threaded: it only waits, until the process exits. */
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+static int start_idle_thread(void)
+{
+	pthread_t t;
+	int r = pthread_create(&t, NULL, idle_thread, NULL);
+
+	if (r != 0) {
+		fprintf(stderr, "pam_driver: pthread_create: %s\n", strerror(r));
+		return -1;
+	}
+	return pthread_detach(t) == 0 ? 0 : -1;
 }
 
 static void show_ns(void)
@@ -230,6 +257,7 @@ int main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"after-close", required_argument, NULL, 'a'},
 		{"markers", no_argument, NULL, 'm'},
+		{"threaded", no_argument, NULL, 't'},
 		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
@@ -237,7 +265,7 @@ int main(int argc, char **argv)
 	const char *env[MAX_ENV];
 	pam_handle_t *pamh = NULL;
 	int nenv = 0, opt, r, rc = 0, i;
-	bool show = false;
+	bool show = false, threaded = false;
 	char **cmd = NULL;
 
 	maybe_valgrind(argc, argv);
@@ -265,6 +293,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			markers = true;
+			break;
+		case 't':
+			threaded = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -304,6 +335,10 @@ int main(int argc, char **argv)
 		return DRIVER_EXIT_ITEM;
 	}
 
+	if (threaded && start_idle_thread() < 0) {
+		pam_end(pamh, PAM_SUCCESS);
+		return DRIVER_EXIT_START;
+	}
 	mark("open");
 	r = pam_open_session(pamh, 0);
 	mark("opened");
