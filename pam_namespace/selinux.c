@@ -7,9 +7,12 @@
  * is used directly, as it is pure string work.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "kernel.h"
 #include "ns-build.h"
 #include "selinux.h"
 
@@ -320,13 +323,49 @@ int ns_selinux_member_context(void *userdata, const char *user_context, const ch
 	return r;
 }
 
+/*
+ * fgetxattr and fsetxattr answer EBADF on an O_PATH descriptor (still so on
+ * 6.18), and libselinux before 3.1 does not go around it: where a call on
+ * fd answers so, it is made again on the directory opened from fd (the
+ * same inode, kn_reopen_dir), never on a name.
+ */
+static int fd_getcon(int fd, char **ret)
+{
+	int rw, r;
+
+	if (ops->fgetfilecon(fd, ret) >= 0)
+		return 0;
+	if (errno != EBADF)
+		return errno ? -errno : -EINVAL;
+	rw = kn_reopen_dir(fd, O_RDONLY);
+	if (rw < 0)
+		return rw;
+	r = ops->fgetfilecon(rw, ret) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	close(rw);
+	return r;
+}
+
+static int fd_setcon(int fd, const char *con)
+{
+	int rw, r;
+
+	if (ops->fsetfilecon(fd, con) >= 0)
+		return 0;
+	if (errno != EBADF)
+		return errno ? -errno : -EINVAL;
+	rw = kn_reopen_dir(fd, O_RDONLY);
+	if (rw < 0)
+		return rw;
+	r = ops->fsetfilecon(rw, con) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	close(rw);
+	return r;
+}
+
 int ns_selinux_label_fd(int fd, const char *ctx)
 {
 	if (!ctx || !ns_selinux_enabled())
 		return 0;
-	if (ops->fsetfilecon(fd, ctx) < 0)
-		return errno ? -errno : -EINVAL;
-	return 0;
+	return fd_setcon(fd, ctx);
 }
 
 int ns_selinux_label_fd_or_low(int fd, const char *ctx, char **ret_used)
@@ -352,11 +391,12 @@ int ns_selinux_label_like(int fd, int like_fd)
 
 	if (!ns_selinux_enabled())
 		return 0;
-	if (ops->fgetfilecon(like_fd, &con) < 0)
-		return errno ? -errno : -EINVAL;
+	r = fd_getcon(like_fd, &con);
+	if (r < 0)
+		return r;
 	if (!con)
 		return -ENODATA;
-	r = ops->fsetfilecon(fd, con) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	r = fd_setcon(fd, con);
 	ops->freecon(con);
 	return r;
 }
