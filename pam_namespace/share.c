@@ -62,41 +62,6 @@ static const char *share_refused_here(int own_ns)
 }
 
 /*
- * After setns() the working directory is the namespace's root. Going back
- * by name, as root, inside the user's namespace would follow what she put
- * there (her /tmp/work, a link to /etc/security, named where root's was a
- * directory). So the directory is held by descriptor before the join, and
- * afterwards taken only where its name in the namespace, walked without
- * following a link others could plant, leads to that very directory (same
- * device and inode); anywhere else the session starts in "/".
- */
-static int cwd_hold(struct stat *ret_st)
-{
-	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0 && fstat(fd, ret_st) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void cwd_restore(int held, const struct stat *was, const char *cwd)
-{
-	struct stat now;
-	int fd = held >= 0 && cwd && cwd[0] == '/' ? kn_open_dir(cwd, NULL) : -1;
-
-	if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == was->st_dev &&
-	    now.st_ino == was->st_ino && fchdir(fd) == 0) {
-		close(fd);
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	(void)chdir("/");
-}
-
-/*
  * The pin directory and the user's in it, with the user's lock taken; 1 if
  * any is untrusted or the lock is not had within NS_SHARE_LOCK_MS (its
  * holder stopped by its user, say): the session then builds a namespace of
@@ -154,10 +119,10 @@ static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, 
 static int share_join(struct ns_share *sh, const struct ns_share_state *st, struct ns_failure *fail,
 		      ns_apply_log_fn log, void *ud)
 {
-	struct stat root, cwd_st;
+	struct stat root;
+	struct ns_cwd cwd;
 	const char *why;
-	char *cwd;
-	int pin, held, r;
+	int pin, r;
 
 	if (stat("/", &root) < 0 || root.st_dev != st->root_dev || root.st_ino != st->root_ino) {
 		log(ud, false,
@@ -188,25 +153,21 @@ static int share_join(struct ns_share *sh, const struct ns_share_state *st, stru
 		close(pin);
 		return share_fail_with(fail, "recording the session in", NS_SHARE_DIR, r);
 	}
-	cwd = getcwd(NULL, 0);
-	held = cwd_hold(&cwd_st);
+	/* setns() puts the process at the namespace's root: see ns_cwd_restore. */
+	ns_cwd_save(&cwd);
 	r = kn_ns_join(pin);
 	close(pin);
 	if (r < 0) {
-		if (held >= 0)
-			close(held);
+		ns_cwd_free(&cwd);
 		int k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
 
 		if (k < 0)
 			log(ud, false, "share_namespace: cannot remove the record of %s: %s",
 			    sh->where, strerror(-k));
-		free(cwd);
 		return share_fail_with(fail, "joining the shared namespace", NULL, r);
 	}
-	cwd_restore(held, &cwd_st, cwd);
-	if (held >= 0)
-		close(held);
-	free(cwd);
+	ns_cwd_restore(&cwd);
+	ns_cwd_free(&cwd);
 	log(ud, true, "share_namespace: joined %s.ns", sh->where);
 	return 0;
 }
