@@ -298,3 +298,13 @@ int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret);
  * state and alarm() are left as they were.
  */
 int kn_flock_timeout(int fd, int op, unsigned timeout_ms);
+
+/* --- reopening (reopen.c) --- */
+
+/*
+ * The directory held by fd (often O_PATH, on which fchmod, fchown, the
+ * xattr calls and flock fail with EBADF) opened again with flags (e.g.
+ * O_RDONLY), checked to be the same inode: a new descriptor, or a
+ * negative errno (-ESTALE if it is not the same).
+ */
+int kn_reopen_dir(int fd, int flags);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -241,25 +242,64 @@ static void leave_polydir(const char *polydir)
 	free(cwd);
 }
 
-/* Processes that were in a polydir must see the instance: enter it again. */
-static void rechdir(const struct ns_plan *plan)
+void ns_cwd_save(struct ns_cwd *ret)
 {
-	char buf[PATH_MAX], *heap = NULL;
-	char *cwd = getcwd(buf, sizeof(buf));
+	struct stat st;
 
-	/* On the stack: a session pays no malloc for the usual short path. */
-	if (!cwd && errno == ERANGE)
-		cwd = heap = getcwd(NULL, 0);
-	if (!cwd)
+	*ret = (struct ns_cwd){0};
+	if (stat(".", &st) < 0)
 		return;
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		if (ns_path_inside(cwd, plan->entries[i].polydir)) {
-			if (chdir(cwd) < 0)
-				(void)chdir("/");
-			break;
-		}
+	ret->path = getcwd(NULL, 0);
+	ret->dev = st.st_dev;
+	ret->ino = st.st_ino;
+}
+
+/*
+ * The one working-directory restore, after the session's mounts (plain) or
+ * its setns() (a join), issue 31 point 6. Root must never re-enter the
+ * directory by a name the user can redirect: alice's /tmp/work, in her
+ * instance a link to /etc/security, where root's working directory was
+ * root's own /tmp/work, would have put root's process in /etc/security.
+ *
+ * 1. The saved name walked again in the namespace the process is now in,
+ *    with the walk every path of the module takes (kn_open_dir: no link
+ *    followed below a directory others may write), and entered by the
+ *    descriptor the walk gave. Outside the polydirs that is the same
+ *    directory; inside one it is the instance's directory of that name, so
+ *    that a process in /tmp sees its instance, not the real /tmp with other
+ *    users' files (COMPATIBILITY.md `cwd-reentered`). A directory she made
+ *    there is hers to be in, as any "cd" into her /tmp would be; nothing
+ *    she can point elsewhere is followed.
+ * 2. Where that walk fails (her link; nothing of that name), the directory
+ *    the process had, if it still has it: unshare() carries the working
+ *    directory into the new namespace's copy of its mount, so a plain
+ *    session stays in the real /tmp/work underneath the mount, as
+ *    Linux-PAM's does (it never changes directory). After setns() the
+ *    process is at the namespace's root, and the directory it had is in
+ *    another namespace: that is not taken.
+ * 3. Otherwise "/".
+ */
+void ns_cwd_restore(const struct ns_cwd *cwd)
+{
+	struct stat st;
+	int fd = cwd->path && cwd->path[0] == '/' ? kn_open_dir(cwd->path, NULL) : -1;
+
+	if (fd >= 0) {
+		int k = fchdir(fd);
+
+		close(fd);
+		if (k == 0)
+			return;
 	}
-	free(heap);
+	if (cwd->path && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
+		return;
+	(void)chdir("/");
+}
+
+void ns_cwd_free(struct ns_cwd *cwd)
+{
+	free(cwd->path);
+	*cwd = (struct ns_cwd){0};
 }
 
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
@@ -272,6 +312,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 			      .log = log,
 			      .log_userdata = log_userdata,
 			      .root = KN_DIR_INIT};
+	struct ns_cwd cwd;
 	bool stuck;
 	int r;
 
@@ -298,6 +339,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	} else if (r < 0) {
 		return apply_fail(&c, NULL, "saving the mount namespace", NULL, r, NULL);
 	}
+	ns_cwd_save(&cwd);
 	r = kn_ns_enter_new(opts->mount_private ? KN_PROPAGATION_PRIVATE : KN_PROPAGATION_SLAVE);
 	if (r < 0) {
 		apply_fail(&c, NULL, "entering a new mount namespace", NULL, r, NULL);
@@ -324,7 +366,8 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 		if (r < 0)
 			goto rollback;
 	}
-	rechdir(plan);
+	ns_cwd_restore(&cwd);
+	ns_cwd_free(&cwd);
 	undo_made(&c, false);
 	kn_dir_close(&c.root);
 	kn_ns_saved_close(&own);
@@ -363,6 +406,7 @@ rollback:
 			    strerror(-ignored.error));
 		ns_failure_free(&ignored);
 	}
+	ns_cwd_free(&cwd);
 	undo_made(&c, true);
 	ns_session_free(&c.sess);
 	kn_dir_close(&c.root);

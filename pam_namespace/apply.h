@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "plan.h"
 
@@ -106,6 +107,20 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
  */
 int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail,
 		     ns_apply_log_fn log, void *log_userdata);
+
+/*
+ * The caller's working directory, saved before its namespace changes
+ * (unshare or setns) and taken again after (ns_cwd_restore, in apply.c,
+ * says how) by both plain and shared sessions.
+ */
+struct ns_cwd {
+	char *path; /* NULL: none to go back to */
+	dev_t dev;
+	ino_t ino;
+};
+void ns_cwd_save(struct ns_cwd *ret);
+void ns_cwd_restore(const struct ns_cwd *cwd);
+void ns_cwd_free(struct ns_cwd *cwd);
 
 void ns_session_free(struct ns_session *sess);
 /* Let go of the tmpdir instances without removing them (share_namespace: the pin owns them). */

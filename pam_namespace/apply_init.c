@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /*
  * The init script (SPEC 5): which script may run as root for a login, and
- * running it in the new namespace with nothing of the caller's (no
+ * running it in the new namespace as root (real, effective and saved uid
+ * and gid 0) with nothing of the caller's (no
  * environment, no descriptors but 0-2, default signals, the exec context
  * reset) and a bounded time.
  */
@@ -9,7 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,79 +84,156 @@ static int wait_child(pid_t pid, unsigned timeout_s, int *ret_status)
 	return 0;
 }
 
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-/*
- * posix_spawn: glibc clones without copying the caller's page tables
- * (CLONE_VM|CLONE_VFORK), which a fork of a login process spends most of
- * its time on. stdin from /dev/null, descriptors from 3 closed, every
- * signal at its default and none blocked, the exec context reset around it.
- * Returns the pid or a negative errno.
- */
-static pid_t spawn_script(const char *script, const char *const argv[], char *const envp[])
-{
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t all, none;
-	char *saved_con = NULL;
-	pid_t pid;
-	int r;
+/* Why a child did not get to exec the script, sent back on a close-on-exec pipe. */
+enum spawn_stage {
+	SPAWN_CRED = 1, /* could not become root */
+	SPAWN_EXEC,	/* execve failed */
+};
+struct spawn_report {
+	int stage;
+	int error;
+};
 
+/* In the child: say why, and end without running anything of the caller's (atexit). */
+static _Noreturn void child_fail(int report_fd, int stage)
+{
+	struct spawn_report rep = {.stage = stage, .error = errno};
+
+	(void)!write(report_fd, &rep, sizeof(rep));
+	_exit(127);
+}
+
+/*
+ * Every descriptor from 3 closed but the report pipe's, which closes itself
+ * at exec (close_range, 5.9; before it, one close at a time up to max_fd).
+ */
+static void child_close_fds(int keep, int max_fd)
+{
+	if (syscall(SYS_close_range, 3, keep - 1, 0) == 0 &&
+	    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
+		return;
+	for (int fd = 3; fd < max_fd; fd++)
+		if (fd != keep)
+			close(fd);
+}
+
+/*
+ * The child, between fork and exec: async-signal-safe calls only, as the
+ * caller may have threads (gdm's worker). Root first, before anything
+ * else: until then the child holds the caller's real uid (su's, the
+ * calling user's) and she may signal it; with every signal blocked since
+ * before the fork, only SIGKILL and SIGSTOP reach it, and the parent's
+ * timeout ends a stopped child. Raw system calls for the ids: glibc's
+ * setresuid would signal the parent's other threads, which this child
+ * does not have. Then stdin from /dev/null, descriptors from 3 closed,
+ * every signal at its default and none blocked, and exec with the empty
+ * environment.
+ */
+static _Noreturn void child_exec(const char *script, const char *const argv[], char *const envp[],
+				 uid_t uid, gid_t gid, int devnull, int report_fd, int max_fd)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+	sigset_t none;
+
+	if (syscall(SYS_setresgid, gid, gid, gid) < 0 || syscall(SYS_setresuid, uid, uid, uid) < 0)
+		child_fail(report_fd, SPAWN_CRED);
+	if (devnull >= 0 && devnull != 0 && dup2(devnull, 0) < 0)
+		child_fail(report_fd, SPAWN_EXEC);
+	child_close_fds(report_fd, max_fd);
+	for (int s = 1; s < NSIG; s++)
+		(void)sigaction(s, &dfl, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	/*
+	 * By path, not fexecve: a #! script needs a name its interpreter can
+	 * open, and /dev/fd/N would leave a descriptor open in it.
+	 */
+	execve(script, (char *const *)argv, envp);
+	child_fail(report_fd, SPAWN_EXEC);
+}
+
+/*
+ * Start the script as root: real, effective and saved uid and gid 0, as
+ * Linux-PAM's setuid(geteuid()) before exec makes it (SPEC 5). su opens
+ * the session with the calling user's real uid and effective uid 0; a
+ * child that kept that real uid would run the script as her, since dash
+ * and bash drop to the real uid, and she could signal, ptrace and read
+ * through /proc/PID/root what it does. posix_spawn cannot change ids, so
+ * this forks (_Fork where glibc has it: no atfork handler of the
+ * application runs in the child). Where the module runs with another
+ * effective uid (no root), that uid, as in Linux-PAM. The exec context is
+ * reset in the parent around the fork, as libselinux is not
+ * async-signal-safe. Returns the pid, *ret_report_fd the read end of the
+ * pipe that says why the child did not exec (spawn_failure); or a
+ * negative errno.
+ */
+static pid_t spawn_script(const char *script, const char *const argv[], char *const envp[],
+			  int *ret_report_fd)
+{
+	uid_t uid = geteuid();
+	gid_t gid = uid == 0 ? 0 : getegid();
+	long max_fd = sysconf(_SC_OPEN_MAX);
+	char *saved_con = NULL;
+	sigset_t all, old;
+	int pipefd[2], devnull, r;
+	pid_t pid;
+
+	if (max_fd < 0 || max_fd > 65536)
+		max_fd = 65536;
 	r = ns_selinux_exec_reset_saved(&saved_con);
 	if (r < 0)
 		return r;
-	sigfillset(&all);
-	sigemptyset(&none);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawnattr_init(&attr);
-	r = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	if (r == 0)
-		r = posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	if (r == 0)
-		r = posix_spawnattr_setsigdefault(&attr, &all);
-	if (r == 0)
-		r = posix_spawnattr_setsigmask(&attr, &none);
-	if (r == 0)
-		r = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-	if (r == 0)
-		r = posix_spawn(&pid, script, &fa, &attr, (char *const *)argv, envp);
-	posix_spawnattr_destroy(&attr);
-	posix_spawn_file_actions_destroy(&fa);
-	ns_selinux_exec_restore(saved_con);
-	return r == 0 ? pid : -r;
-}
-#else
-/* fork and exec, for C libraries without posix_spawn_file_actions_addclosefrom_np. */
-static pid_t spawn_script(const char *script, const char *const argv[], char *const envp[])
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		sigset_t none;
-		int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-
+	devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (devnull < 0 || pipe2(pipefd, O_CLOEXEC) < 0) {
+		r = -errno;
 		if (devnull >= 0)
-			dup2(devnull, 0);
-		for (int s = 1; s < NSIG; s++)
-			signal(s, SIG_DFL);
-		sigemptyset(&none);
-		sigprocmask(SIG_SETMASK, &none, NULL);
-		(void)ns_selinux_reset_exec();
-		if (syscall(SYS_close_range, 3, ~0U, 0) < 0) {
-			for (int fd = 3; fd < 1024; fd++)
-				close(fd);
-		}
-		/*
-		 * By path, not fexecve: a #! script needs a name its interpreter
-		 * can open, and /dev/fd/N would leave a descriptor open in it.
-		 */
-		execve(script, (char *const *)argv, envp);
-		_exit(127);
+			close(devnull);
+		ns_selinux_exec_restore(saved_con);
+		return r;
 	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+	pid = _Fork();
+#else
+	pid = fork();
+#endif
+	if (pid == 0) {
+		close(pipefd[0]);
+		child_exec(script, argv, envp, uid, gid, devnull, pipefd[1], (int)max_fd);
+	}
+	r = pid < 0 ? -errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(pipefd[1]);
+	close(devnull);
+	ns_selinux_exec_restore(saved_con);
+	if (r < 0) {
+		close(pipefd[0]);
+		return r;
+	}
+	*ret_report_fd = pipefd[0];
 	return pid;
 }
-#endif
+
+/*
+ * After the child ended: 0 if it ran the script; else why it did not, its
+ * stage into *ret_stage. The pipe's write end is closed by then (exec or
+ * exit), so this read does not wait.
+ */
+static int spawn_failure(int report_fd, int *ret_stage)
+{
+	struct spawn_report rep;
+	ssize_t n;
+
+	do
+		n = read(report_fd, &rep, sizeof(rep));
+	while (n < 0 && errno == EINTR);
+	close(report_fd);
+	if (n != (ssize_t)sizeof(rep))
+		return 0;
+	*ret_stage = rep.stage;
+	return rep.error > 0 ? -rep.error : -EIO;
+}
 
 /*
  * The init script is code run as root on behalf of a login, so it is
@@ -173,7 +251,7 @@ int apply_run_init_script(struct apply_ctx *c, const struct ns_plan_entry *e, co
 	struct sigaction sa_dfl = {.sa_handler = SIG_DFL}, sa_old;
 	struct stat st;
 	char *real = NULL;
-	int status = 0, k;
+	int status = 0, report_fd = -1, stage = 0, k;
 	pid_t pid;
 
 	k = kn_stat_trusted_path(script, &real, &st);
@@ -218,23 +296,27 @@ int apply_run_init_script(struct apply_ctx *c, const struct ns_plan_entry *e, co
 	/* The application may ignore SIGCHLD, which would make waitpid() fail. */
 	sigaction(SIGCHLD, &sa_dfl, &sa_old);
 	/* The checked real path is executed; argv[0] stays the configured name. */
-	pid = spawn_script(real, argv, envp);
+	pid = spawn_script(real, argv, envp, &report_fd);
 	free(real);
-	if (pid < 0 && pid != -EAGAIN && pid != -ENOMEM) {
-		/* It could not be executed: as a forked child's exit status 127 would say. */
-		sigaction(SIGCHLD, &sa_old, NULL);
-		if (c->log)
-			c->log(c->log_userdata, false, "%s:%u: init script %s %s could not run: %s",
-			       e->rule->file, e->rule->line, script, e->polydir,
-			       strerror((int)-pid));
-		return 0;
-	}
 	if (pid < 0) {
 		sigaction(SIGCHLD, &sa_old, NULL);
 		return apply_fail(c, e, "running the init script", script, (int)pid, NULL);
 	}
 	k = wait_child(pid, c->opts->init_timeout, &status);
 	sigaction(SIGCHLD, &sa_old, NULL);
+	if (k == 0)
+		k = spawn_failure(report_fd, &stage);
+	else
+		close(report_fd);
+	if (k < 0 && stage == SPAWN_CRED)
+		return apply_fail(c, e, "becoming root to run the init script", script, k, NULL);
+	if (k < 0 && stage == SPAWN_EXEC) {
+		/* It could not be executed: logged, as its exit status 127 would be. */
+		if (c->log)
+			c->log(c->log_userdata, false, "%s:%u: init script %s %s could not run: %s",
+			       e->rule->file, e->rule->line, script, e->polydir, strerror(-k));
+		return 0;
+	}
 	if (k == -ETIME)
 		return apply_fail(
 			c, e, "running the init script", script, 0,

@@ -283,6 +283,7 @@ int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry 
 	const mode_t gow = S_IWGRP | S_IWOTH;
 	struct stat st;
 	mode_t mode, want;
+	int rw, k;
 
 	if (fstat(ifd, &st) < 0)
 		return apply_fail(c, e, "checking the mode of instance", instance, -errno, NULL);
@@ -292,8 +293,17 @@ int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry 
 		want |= S_ISVTX;
 	if (want == mode)
 		return 0;
-	if (fchmod(ifd, want) < 0)
-		return apply_fail(c, e, "changing the mode of instance", instance, -errno, NULL);
+	/*
+	 * ifd is O_PATH where the instance existed (kn_open_child_dir), and
+	 * fchmod on O_PATH is always EBADF: the instance itself, opened again
+	 * through ifd, is changed.
+	 */
+	rw = kn_reopen_dir(ifd, O_RDONLY);
+	k = rw < 0 ? rw : fchmod(rw, want) < 0 ? -errno : 0;
+	if (rw >= 0)
+		close(rw);
+	if (k < 0)
+		return apply_fail(c, e, "changing the mode of instance", instance, k, NULL);
 	if (c->log)
 		c->log(c->log_userdata, false,
 		       "%s:%u: instance %s was mode %04o, writable beyond its polydir %s (mode "

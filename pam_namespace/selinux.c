@@ -7,9 +7,12 @@
  * is used directly, as it is pure string work.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "kernel.h"
 #include "ns-build.h"
 #include "selinux.h"
 
@@ -71,7 +74,6 @@ static const struct ns_selinux_ops real_ops = {
 	.getexeccon = getexeccon_raw,
 	.getcon = getcon_raw,
 	.default_context = real_default_context,
-	.getfilecon = getfilecon_raw,
 	.fgetfilecon = fgetfilecon_raw,
 	.fsetfilecon = real_fsetfilecon,
 	.compute_member_dir = real_compute_member_dir,
@@ -192,7 +194,6 @@ static const struct ns_selinux_ops real_ops = {
 	.getexeccon = no_con,
 	.getcon = no_con,
 	.default_context = no_user_con,
-	.getfilecon = no_file_con,
 	.fgetfilecon = no_fd_con,
 	.fsetfilecon = no_set,
 	.compute_member_dir = no_member,
@@ -296,17 +297,59 @@ int ns_selinux_user_context(const struct ns_args *args, const char *user, char *
 	return take(con, ret);
 }
 
+/* One libselinux call on fd: fsetfilecon of set, else fgetfilecon into *get. */
+static int con_call(int fd, const char *set, char **get)
+{
+	int r = set ? ops->fsetfilecon(fd, set) : ops->fgetfilecon(fd, get);
+
+	return r < 0 ? (errno ? -errno : -EINVAL) : 0;
+}
+
+/*
+ * fgetxattr and fsetxattr answer EBADF on an O_PATH descriptor (still so on
+ * 6.18), and libselinux before 3.1 does not go around it: where a call on
+ * fd answers so, it is made again on the directory opened from fd (the
+ * same inode, kn_reopen_dir), never on a name.
+ */
+static int fd_con(int fd, const char *set, char **get)
+{
+	int r = con_call(fd, set, get), rw;
+
+	if (r != -EBADF)
+		return r;
+	rw = kn_reopen_dir(fd, O_RDONLY);
+	if (rw < 0)
+		return rw;
+	r = con_call(rw, set, get);
+	close(rw);
+	return r;
+}
+
 int ns_selinux_member_context(void *userdata, const char *user_context, const char *polydir,
 			      enum ns_method method, char **ret)
 {
 	char *poly_con = NULL, *member = NULL;
-	int r;
+	int fd, r;
 
 	*ret = NULL;
 	if (!ns_selinux_enabled() || !user_context)
 		return 0;
-	if (ops->getfilecon(polydir, &poly_con) < 0)
-		return errno ? -errno : -EINVAL;
+	/*
+	 * The polydir's label from the descriptor the module's walk gives
+	 * (kn_open_dir: no link followed below a directory others may write),
+	 * never by name: getfilecon(polydir) followed any link, so a user who
+	 * owns the polydir's parent could put one there for that moment and
+	 * choose the label, and with it the instance's name and label
+	 * (issue 31 point 7). The session's own walk to the polydir refuses
+	 * such a link too.
+	 */
+	fd = kn_open_dir(polydir, NULL);
+	if (fd < 0)
+		return fd;
+	r = fd_con(fd, NULL, &poly_con);
+	close(fd);
+	if (r < 0)
+		return r;
 	if (!poly_con)
 		return -ENODATA;
 	if (method == NS_METHOD_LEVEL) {
@@ -324,9 +367,7 @@ int ns_selinux_label_fd(int fd, const char *ctx)
 {
 	if (!ctx || !ns_selinux_enabled())
 		return 0;
-	if (ops->fsetfilecon(fd, ctx) < 0)
-		return errno ? -errno : -EINVAL;
-	return 0;
+	return fd_con(fd, ctx, NULL);
 }
 
 int ns_selinux_label_fd_or_low(int fd, const char *ctx, char **ret_used)
@@ -352,11 +393,12 @@ int ns_selinux_label_like(int fd, int like_fd)
 
 	if (!ns_selinux_enabled())
 		return 0;
-	if (ops->fgetfilecon(like_fd, &con) < 0)
-		return errno ? -errno : -EINVAL;
+	r = fd_con(like_fd, NULL, &con);
+	if (r < 0)
+		return r;
 	if (!con)
 		return -ENODATA;
-	r = ops->fsetfilecon(fd, con) < 0 ? (errno ? -errno : -EINVAL) : 0;
+	r = fd_con(fd, con, NULL);
 	ops->freecon(con);
 	return r;
 }

@@ -11,6 +11,8 @@
  * system, so that unit tests can give contexts on a machine without
  * SELinux. Each returns 0 or -1 with errno, as libselinux does; contexts
  * returned are freed with freecon. All contexts are raw (untranslated).
+ * There is no call that reads a label by name: every label is read from a
+ * descriptor a walk opened.
  */
 struct ns_selinux_ops {
 	int (*is_enabled)(void); /* > 0 when SELinux is enabled */
@@ -18,7 +20,6 @@ struct ns_selinux_ops {
 	int (*getcon)(char **ret);
 	/* The user's default context (getseuserbyname + get_default_context_with_level). */
 	int (*default_context)(const char *user, char **ret);
-	int (*getfilecon)(const char *path, char **ret);
 	int (*fgetfilecon)(int fd, char **ret);
 	int (*fsetfilecon)(int fd, const char *con);
 	/* security_compute_member for class "dir". */
@@ -67,7 +68,9 @@ int ns_selinux_user_context(const struct ns_args *args, const char *user, char *
  * ns_lookup.member_context: the instance's context. context: what the
  * policy computes (security_compute_member, class dir) for the user's
  * context and the polydir's; level: the polydir's context with the MLS
- * range of the user's.
+ * range of the user's. The polydir's label is read from the descriptor
+ * kn_open_dir gives (no link followed below a directory others may
+ * write: -ELOOP), never by name.
  */
 int ns_selinux_member_context(void *userdata, const char *user_context, const char *polydir,
 			      enum ns_method method, char **ret);

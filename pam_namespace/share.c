@@ -62,41 +62,6 @@ static const char *share_refused_here(int own_ns)
 }
 
 /*
- * After setns() the working directory is the namespace's root. Going back
- * by name, as root, inside the user's namespace would follow what she put
- * there (her /tmp/work, a link to /etc/security, named where root's was a
- * directory). So the directory is held by descriptor before the join, and
- * afterwards taken only where its name in the namespace, walked without
- * following a link others could plant, leads to that very directory (same
- * device and inode); anywhere else the session starts in "/".
- */
-static int cwd_hold(struct stat *ret_st)
-{
-	int fd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0 && fstat(fd, ret_st) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void cwd_restore(int held, const struct stat *was, const char *cwd)
-{
-	struct stat now;
-	int fd = held >= 0 && cwd && cwd[0] == '/' ? kn_open_dir(cwd, NULL) : -1;
-
-	if (fd >= 0 && fstat(fd, &now) == 0 && now.st_dev == was->st_dev &&
-	    now.st_ino == was->st_ino && fchdir(fd) == 0) {
-		close(fd);
-		return;
-	}
-	if (fd >= 0)
-		close(fd);
-	(void)chdir("/");
-}
-
-/*
  * The pin directory and the user's in it, with the user's lock taken; 1 if
  * any is untrusted or the lock is not had within NS_SHARE_LOCK_MS (its
  * holder stopped by its user, say): the session then builds a namespace of
@@ -160,15 +125,14 @@ static int share_enter(struct ns_share *sh, int *ret_lock, ns_apply_log_fn log, 
 static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
 {
 	const char *what = "recording this session for";
-	struct stat cwd_st;
-	char *cwd = NULL;
-	int held = -1, r, k;
+	struct ns_cwd cwd = {0};
+	int r, k;
 
 	r = ns_share_session_add(sh->dir_fd, sh->key, &sh->self);
 	if (r == 0) {
 		what = "joining";
-		cwd = getcwd(NULL, 0);
-		held = cwd_hold(&cwd_st);
+		/* setns() puts the process at the namespace's root: see ns_cwd_restore. */
+		ns_cwd_save(&cwd);
 		r = kn_ns_join(pin);
 		if (r < 0) {
 			k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
@@ -179,7 +143,7 @@ static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
 		}
 	}
 	if (r == 0) {
-		cwd_restore(held, &cwd_st, cwd);
+		ns_cwd_restore(&cwd);
 		log(ud, true, "share_namespace: joined %s.ns", sh->where);
 	} else {
 		log(ud, false,
@@ -187,9 +151,7 @@ static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
 		    sh->where, strerror(-r));
 		r = 1;
 	}
-	if (held >= 0)
-		close(held);
-	free(cwd);
+	ns_cwd_free(&cwd);
 	return r;
 }
 

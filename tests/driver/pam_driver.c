@@ -20,6 +20,8 @@
  * --threaded starts one idle thread before pam_open_session, as gdm's GLib
  * session worker has threads: the threads then share one fs_struct (root,
  * working directory, umask), as a multithreaded PAM client's do.
+ * --caller UID:GID opens the session as su run by that user does: real,
+ * effective and saved gid GID, real uid UID, effective and saved uid 0.
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
@@ -104,9 +106,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
 		   "[--show-ns]\n"
-		   "                  [--after-close SHELL-CMD] [--markers] [--threaded] SERVICE "
-		   "USER\n"
-		   "                  [-- CMD ARGS...]\n");
+		   "                  [--after-close SHELL-CMD] [--markers] [--threaded]\n"
+		   "                  [--caller UID:GID] SERVICE USER [-- CMD ARGS...]\n");
 }
 
 static bool markers;
@@ -258,6 +259,7 @@ int main(int argc, char **argv)
 		{"after-close", required_argument, NULL, 'a'},
 		{"markers", no_argument, NULL, 'm'},
 		{"threaded", no_argument, NULL, 't'},
+		{"caller", required_argument, NULL, 'u'},
 		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
@@ -267,6 +269,7 @@ int main(int argc, char **argv)
 	int nenv = 0, opt, r, rc = 0, i;
 	bool show = false, threaded = false;
 	char **cmd = NULL;
+	const char *caller = NULL;
 
 	maybe_valgrind(argc, argv);
 
@@ -297,6 +300,9 @@ int main(int argc, char **argv)
 		case 't':
 			threaded = true;
 			break;
+		case 'u':
+			caller = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -319,6 +325,20 @@ int main(int argc, char **argv)
 		cmd = &argv[optind + 3];
 	}
 
+	if (caller) {
+		unsigned uid, gid;
+		char end;
+
+		if (sscanf(caller, "%u:%u%c", &uid, &gid, &end) != 2) {
+			fprintf(stderr, "pam_driver: --caller wants UID:GID: %s\n", caller);
+			return DRIVER_EXIT_USAGE;
+		}
+		/* su is set-uid root only: its gids are all the caller's. */
+		if (setresgid(gid, gid, gid) < 0 || setresuid(uid, 0, 0) < 0) {
+			perror("pam_driver: --caller");
+			return DRIVER_EXIT_START;
+		}
+	}
 	r = confdir ? pam_start_confdir(service, user, &conv, confdir, &pamh)
 		    : pam_start(service, user, &conv, &pamh);
 	if (r != PAM_SUCCESS) {

@@ -41,4 +41,39 @@ out=$(sandbox_su carol 'echo RAN') || rc=$?
 assert_nonzero "$rc" "su - carol with a missing /home/deep"
 assert_not_contains "$out" RAN "carol's command"
 assert_no_file /home/deep
+if ! module_is_linux_pam; then
+	# Issue 31 point 5: the repair of an existing instance went through its
+	# O_PATH descriptor, where fchmod is always EBADF: every session after
+	# the first was refused. Each repair, on a new instance and on one
+	# that exists, first and later sessions.
+	sb_note "a home instance widened by the init script is made private again, new or not"
+	sandbox_conf '$HOME /home/inst/ user root'
+	cat >/etc/security/namespace.init <<'SCRIPT'
+#!/bin/sh
+chmod 0777 "$2"
+SCRIPT
+	chmod 0755 /etc/security/namespace.init
+	rm -rf /home/inst/bob
+	for n in first second; do
+		sandbox_log_clear
+		rc=0
+		out=$(sandbox_su bob 'stat -c %a ~; echo RAN') || rc=$?
+		assert_eq 0 "$rc" "bob's $n session with an init script widening it: $out"
+		assert_eq "755"$'\n'"RAN" "$out" "bob's $n session"
+		assert_eq "755 bob" "$(stat -c '%a %U' /home/inst/bob)" "bob's instance after his $n session"
+		assert_log_contains "instance /home/inst/bob was mode 0777" "the repair logged ($n session)"
+	done
+	rm -f /etc/security/namespace.init
+
+	sb_note "a home instance left 0777 (Debian 13's namespace.init under Linux-PAM) does not lock out"
+	chmod 0777 /home/inst/alice
+	for n in first second; do
+		rc=0
+		out=$(sandbox_su alice 'stat -c %a ~; cat ~/note') || rc=$?
+		assert_eq 0 "$rc" "alice's $n session after her instance was left 0777: $out"
+		assert_eq "755"$'\n'"alice" "$out" "alice's $n session"
+		assert_eq "755 alice" "$(stat -c '%a %U' /home/inst/alice)" "alice's instance"
+		chmod 0777 /home/inst/alice
+	done
+fi
 echo "ok: home"

@@ -86,4 +86,42 @@ if ! module_is_linux_pam; then
 	out=$(sandbox_su carol 'echo RAN') || rc=$?
 	assert_nonzero "$rc" "su - carol with a group-writable init"
 fi
+# Issue 31 point 4: su opens the session with the calling user's real uid
+# and effective uid 0; the script ran with that real uid, and dash dropped
+# to it. It runs as root: real, effective and saved uid and gid 0.
+sb_note "the init script runs as root under su run by a user, and from a client with another real uid"
+ids=$SB_OUT/init-ids
+cat >/etc/security/namespace.init <<SCRIPT
+#!/bin/sh
+echo "\$(id -u) \$(id -ru) \$(id -g) \$(id -rg)" >$ids
+grep -E '^(Uid|Gid):' /proc/self/status | tr -s '\t ' ' ' >>$ids
+SCRIPT
+chmod 0755 /etc/security/namespace.init
+sandbox_private_tmp root
+# In the sandbox's own pam.d: alice may su to anyone, only the session matters.
+printf '%s\n' 'auth sufficient pam_permit.so' 'account required pam_permit.so' \
+	"session required $NS_MODULE" >"$SB_DIR/etc/pam.d/su-l"
+cp "$SB_DIR/etc/pam.d/su-l" "$SB_DIR/etc/pam.d/su"
+rm -f "$ids"
+out=$(cd / && timeout -k 5 "$SB_TIMEOUT" setpriv --reuid alice --regid alice --init-groups \
+	su - bob -c 'id -u' 2>&1) || fail "alice's su - bob: $out"
+assert_eq 2002 "$out" "alice's su - bob runs as bob"
+sb_note "init script under alice's su - bob: $(tr '\n' ' ' <"$ids")"
+root_ids="0 0 0 0"$'\n'"Uid: 0 0 0 0"$'\n'"Gid: 0 0 0 0"
+if module_is_linux_pam; then
+	# Linux-PAM's setuid(geteuid()): uids 0, gids the caller's.
+	assert_eq "0 0" "$(head -n 1 "$ids" | cut -d' ' -f1-2)" "init script's uids under alice's su"
+else
+	assert_eq "$root_ids" "$(cat "$ids")" "init script's ids under alice's su - bob"
+fi
+sandbox_pam_args
+rm -f "$ids"
+out=$(sandbox_driver --caller 1000:1000 ns-driver carol -- true) ||
+	fail "pam_driver --caller 1000:1000: $out"
+sb_note "init script from a client with real uid 1000, effective 0: $(tr '\n' ' ' <"$ids")"
+if module_is_linux_pam; then
+	assert_eq "0 0" "$(head -n 1 "$ids" | cut -d' ' -f1-2)" "init script's uids (real uid 1000)"
+else
+	assert_eq "$root_ids" "$(cat "$ids")" "init script's ids (real uid 1000, effective 0)"
+fi
 echo "ok: init"

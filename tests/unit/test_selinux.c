@@ -5,6 +5,7 @@
  * are checked for given contexts on any machine, SELinux or not.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -34,6 +37,8 @@ static struct {
 	unsigned n_getcon, n_compute, n_fset, n_setexec;
 	char scon[256], tcon[256], fset_con[256], default_user[64];
 	int fset_fd, fget_fd;
+	unsigned n_fget_opath;
+	ino_t fget_ino;
 } sys;
 
 static int give(const char *con, char **ret)
@@ -72,18 +77,26 @@ static int fake_default(const char *user, char **ret)
 	return give(sys.deflt, ret);
 }
 
-static int fake_getfilecon(const char *path, char **ret)
+/*
+ * As libselinux on the kernel: no label through an O_PATH descriptor
+ * (EBADF). What was read from is kept: the descriptor, its inode.
+ */
+static int fake_fgetfilecon(int fd, char **ret)
 {
+	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (fl >= 0 && (fl & O_PATH)) {
+		sys.n_fget_opath++;
+		errno = EBADF;
+		return -1;
+	}
+	sys.fget_fd = fd;
+	sys.fget_ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	if (!sys.file) {
 		errno = ENOTSUP;
 		return -1;
 	}
-	return give(sys.file, ret);
-}
-
-static int fake_fgetfilecon(int fd, char **ret)
-{
-	sys.fget_fd = fd;
 	return give(sys.file, ret);
 }
 
@@ -150,7 +163,6 @@ static const struct ns_selinux_ops fake = {
 	.getexeccon = fake_getexeccon,
 	.getcon = fake_getcon,
 	.default_context = fake_default,
-	.getfilecon = fake_getfilecon,
 	.fgetfilecon = fake_fgetfilecon,
 	.fsetfilecon = fake_fsetfilecon,
 	.compute_member_dir = fake_compute,
@@ -265,6 +277,44 @@ static void test_member_context(void **state)
 	assert_int_equal(ns_selinux_member_context(NULL, USER_CON, "/tmp", NS_METHOD_CONTEXT, &con),
 			 -ENOTSUP);
 	assert_null(con);
+}
+
+/*
+ * Issue 31 point 7: the polydir's label is read from the descriptor of the
+ * module's walk, never by name. Below /tmp (writable by others) a link at
+ * the polydir's name is not followed: no label is read, the link refused;
+ * a real directory's label is read from that very directory (its inode),
+ * reopened where the walk's O_PATH descriptor cannot give it.
+ */
+static void test_member_context_by_descriptor(void **state)
+{
+	char dir[] = "/tmp/test_selinux.XXXXXX", real[64], link[64], *con = NULL;
+	struct stat st;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(real, sizeof(real), "%s/real", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkdir(real, 0755), 0);
+	assert_int_equal(symlink(real, link), 0);
+	assert_int_equal(stat(real, &st), 0);
+
+	assert_int_equal(ns_selinux_member_context(NULL, USER_CON, real, NS_METHOD_CONTEXT, &con),
+			 0);
+	assert_string_equal(con, MEMBER_CON);
+	free(con);
+	assert_int_equal(sys.fget_ino, st.st_ino);
+	assert_int_equal(sys.n_fget_opath, 1);
+
+	sys.fget_ino = 0;
+	assert_int_equal(ns_selinux_member_context(NULL, USER_CON, link, NS_METHOD_LEVEL, &con),
+			 -ELOOP);
+	assert_null(con);
+	assert_int_equal(sys.fget_ino, 0);
+	assert_int_equal(sys.n_fget_opath, 1);
+
+	unlink(link);
+	rmdir(real);
+	rmdir(dir);
 }
 
 /* level: the polydir's own context with the user's MLS range, no policy computation. */
@@ -508,6 +558,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_disabled, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_member_context, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_level_context, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_member_context_by_descriptor, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_context_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_fallback, setup, teardown),
