@@ -85,6 +85,79 @@ static void fnv1a128_hex(const char *data, size_t len, char out[33])
 	out[32] = '\0';
 }
 
+/*
+ * The key's text: every field of the plan entry, the user and the apply
+ * options, each as "NAME=VALUE" or, for a NULL string, "NAME", ended by a
+ * NUL, so that no value can run into the next and NULL differs from "".
+ * Only what says nothing of what is mounted is left out, by name below.
+ *
+ * One serializer for all of it, so that a field the plan gains cannot be
+ * left out of the key (issue 31, point 2: the mount flags, quota= and
+ * share= of extended lines were, and their sessions joined a namespace
+ * made without them). The _Static_asserts tie it to the structs' sizes on
+ * LP64: a field added to struct ns_plan_entry, ns_user or ns_apply_opts
+ * fails the build until it is written here and the size updated.
+ * tests/unit/test_share.c changes every field a line can set and wants a
+ * new key each time.
+ */
+#if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
+_Static_assert(sizeof(struct ns_plan_entry) == 144,
+	       "a field of struct ns_plan_entry changed: serialize it in key_entry()");
+_Static_assert(sizeof(struct ns_user) == 32,
+	       "a field of struct ns_user changed: serialize it in ns_share_key()");
+_Static_assert(sizeof(struct ns_apply_opts) == 56,
+	       "a field of struct ns_apply_opts changed: serialize it in ns_share_key()");
+#endif
+
+static void key_str(FILE *f, const char *name, const char *value)
+{
+	if (value)
+		fprintf(f, "%s=%s%c", name, value, 0);
+	else
+		fprintf(f, "%s%c", name, 0);
+}
+
+static void key_num(FILE *f, const char *name, unsigned long long value)
+{
+	fprintf(f, "%s=%llu%c", name, value, 0);
+}
+
+/*
+ * Left out: e->rule, which names the file and line for messages (a line
+ * moved to another file mounts the same).
+ */
+static void key_entry(FILE *f, const struct ns_plan_entry *e)
+{
+	key_num(f, "method", (unsigned long long)e->method);
+	key_str(f, "polydir", e->polydir);
+	key_str(f, "instance", e->instance);
+	key_str(f, "instance_parent", e->instance_parent);
+	key_str(f, "instance_name", e->instance_name);
+	key_str(f, "instance_context", e->instance_context);
+	key_num(f, "create_polydir", e->create_polydir);
+	key_num(f, "create_mode", e->create_mode);
+	key_num(f, "create_uid", e->create_uid);
+	key_num(f, "create_gid", e->create_gid);
+	key_str(f, "init_script", e->init_script);
+	key_str(f, "mntopts", e->mntopts);
+	key_num(f, "mount_flags", e->mount_flags);
+	key_num(f, "attr_flags", e->attr_flags);
+	key_num(f, "n_shares", e->n_shares);
+	for (size_t i = 0; i < e->n_shares; i++)
+		key_str(f, "share", e->shares[i]);
+	key_num(f, "ignore_parent_mode", e->ignore_parent_mode);
+	key_num(f, "quota", e->quota);
+	key_num(f, "quota_uid", e->quota_uid);
+	key_num(f, "quota_bytes", e->quota_bytes);
+	key_num(f, "quota_inodes", e->quota_inodes);
+}
+
+/*
+ * Left out of the options: debug (logging), init_timeout (how long a build
+ * may wait, not what it mounts), user (user->name again: the check tool,
+ * which keys a plan as the module does, has no session to pass), saved,
+ * commit and commit_userdata (this call's own).
+ */
 int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 		 const struct ns_apply_opts *opts, long orig_uid, char out[33])
 {
@@ -94,27 +167,22 @@ int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 
 	if (!f)
 		return -ENOMEM;
-	/* Fields end with a NUL: no value can run into the next. */
 	if (NS_SHARE_GENERATION != 1)
-		fprintf(f, "generation %d%c", NS_SHARE_GENERATION, 0);
-	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
-	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
-	fprintf(f, "orig %ld%c", orig_uid, 0);
-	fprintf(f, "private %d parentmode %d%c", opts->mount_private,
-		opts->ignore_instance_parent_mode, 0);
+		key_num(f, "generation", NS_SHARE_GENERATION);
+	key_str(f, "user", user->name);
+	key_num(f, "uid", user->uid);
+	key_num(f, "gid", user->gid);
+	key_str(f, "home", user->home);
+	key_str(f, "context", user->context);
+	fprintf(f, "orig=%ld%c", orig_uid, 0);
+	key_num(f, "mount_private", opts->mount_private);
+	key_num(f, "ignore_instance_parent_mode", opts->ignore_instance_parent_mode);
+	key_num(f, "n_unmount_first", opts->n_unmount_first);
 	for (size_t i = 0; i < opts->n_unmount_first; i++)
-		fprintf(f, "unmount %s%c", opts->unmount_first[i], 0);
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		const struct ns_plan_entry *e = &plan->entries[i];
-
-		fprintf(f, "entry %d%c%s%c%s%c%s%c%s%c", (int)e->method, 0, e->polydir, 0,
-			e->instance ? e->instance : "", 0,
-			e->instance_context ? e->instance_context : "", 0,
-			e->init_script ? e->init_script : "", 0);
-		fprintf(f, "create %d %o %u %u%c%s%c%lx%c", e->create_polydir,
-			(unsigned)e->create_mode, (unsigned)e->create_uid, (unsigned)e->create_gid,
-			0, e->mntopts ? e->mntopts : "", 0, e->mount_flags, 0);
-	}
+		key_str(f, "unmount", opts->unmount_first[i]);
+	key_num(f, "n_entries", plan->n_entries);
+	for (size_t i = 0; i < plan->n_entries; i++)
+		key_entry(f, &plan->entries[i]);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;

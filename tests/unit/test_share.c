@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include "args.h"
+#include "config.h"
+#include "share-internal.h"
 #include "share.h"
 
 static struct ns_plan_entry entry(const char *polydir, const char *instance, const char *mntopts)
@@ -76,6 +78,138 @@ static void test_key_selects(void **state)
 	assert_string_not_equal(base, k);
 	key_of(a, 2, 2001, NULL, false, 0, k);
 	assert_string_not_equal(base, k);
+}
+
+/* The planner's name service for whole lines: alice, bob, the group staff, SELinux. */
+static int fake_user(void *ud, const char *name, uid_t *uid, gid_t *gid)
+{
+	if (strcmp(name, "alice") == 0 || strcmp(name, "bob") == 0) {
+		*uid = *gid = name[0] == 'a' ? 2001 : 2002;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int fake_group(void *ud, const char *name, gid_t *gid)
+{
+	if (strcmp(name, "staff") != 0)
+		return -ENOENT;
+	*gid = 50;
+	return 0;
+}
+
+static int fake_member(void *ud, const char *user_context, const char *polydir,
+		       enum ns_method method, char **ret)
+{
+	*ret = strdup(method == NS_METHOD_LEVEL ? "system_u:object_r:tmp_t:s0:c1"
+						: "system_u:object_r:tmp_t:s0");
+	return 0;
+}
+
+static void print_diag(void *ud, enum ns_severity sev, const char *file, unsigned line,
+		       unsigned column, const char *message)
+{
+	fprintf(stderr, "%s:%u: %s\n", file ? file : "-", line, message);
+}
+
+/* The key of alice's session under the namespace.conf text conf, with arguments. */
+static void key_of_conf(const char *conf, unsigned plan_flags, bool mount_private,
+			bool ignore_parent_mode, char out[33])
+{
+	struct ns_lookup lookup = {
+		.user = fake_user, .group = fake_group, .member_context = fake_member};
+	struct ns_user u = {.name = "alice",
+			    .uid = 2001,
+			    .gid = 2001,
+			    .home = "/home/alice",
+			    .context = "user_u:user_r:user_t:s0"};
+	struct ns_plan_opts popts = {
+		.flags = plan_flags, .umask = 022, .init_script = "/etc/security/namespace.init"};
+	struct ns_apply_opts o = {.mount_private = mount_private,
+				  .ignore_instance_parent_mode = ignore_parent_mode};
+	struct ns_diag diag = {.report = print_diag};
+	struct ns_config cfg = {0};
+	struct ns_plan plan = {0};
+
+	assert_int_equal(ns_config_parse_text(&cfg, "namespace.conf", conf, strlen(conf),
+					      "/etc/security/namespace.d", 0, &diag),
+			 0);
+	assert_int_equal(ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag), 0);
+	assert_int_equal(plan.n_entries, 1);
+	assert_int_equal(ns_share_key(&plan, &u, &o, -1, out), 0);
+	ns_plan_free(&plan);
+	ns_config_free(&cfg);
+}
+
+/*
+ * Issue 31, point 2: every field a line can set, every method, flag,
+ * option and extended option, and the arguments that change what is
+ * mounted, each give a key of their own. Before, a line's nosuid, nodev,
+ * noexec and ro, its quota=, share= and ignore_instance_parent_mode were
+ * left out: sessions joined a namespace made without them.
+ */
+static void test_key_every_field(void **state)
+{
+	static const char *const lines[] = {
+		"/tmp /tmp-inst/ user\n",
+		"/var/tmp /tmp-inst/ user\n",
+		"/tmp /tmp-other/ user\n",
+		"/tmp /tmp-inst/$USER- user\n",
+		"/tmp /tmp-inst/ context\n",
+		"/tmp /tmp-inst/ level\n",
+		"/tmp /tmp-inst/ context:shared\n",
+		"/tmp /tmp-inst/ level:shared\n",
+		"/tmp /tmp-inst/ tmpdir\n",
+		"/tmp /tmp-inst/ tmpfs\n",
+		"/tmp /tmp-inst/ user:create\n",
+		"/tmp /tmp-inst/ user:create=0700\n",
+		"/tmp /tmp-inst/ user:create=0700,bob\n",
+		"/tmp /tmp-inst/ user:create=0700,bob,staff\n",
+		"/tmp /tmp-inst/ user:iscript=/etc/security/other.init\n",
+		"/tmp /tmp-inst/ user:iscript=rel.init\n",
+		"/tmp /tmp-inst/ user:noinit\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=size=1m\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=size=2m\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=nosuid\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=nodev\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=noexec\n",
+		"/tmp /tmp-inst/ user+:nosuid\n",
+		"/tmp /tmp-inst/ user+:nodev\n",
+		"/tmp /tmp-inst/ user+:noexec\n",
+		"/tmp /tmp-inst/ user+:ro\n",
+		"/tmp /tmp-inst/ user+:noexec:nosuid:nodev\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.X11-unix\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.ICE-unix\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix\n",
+		"/tmp /tmp-inst/ user+:ignore_instance_parent_mode\n",
+		"/tmp /tmp-inst/ user+:quota=1M\n",
+		"/tmp /tmp-inst/ user+:quota=2M\n",
+		"/tmp /tmp-inst/ user+:quota=1M,100\n",
+		"/tmp /tmp-inst/ user+:quota=,100\n",
+	};
+	enum { N_LINES = sizeof(lines) / sizeof(lines[0]) };
+	/* and the arguments: gen_hash, mount_private, ignore_instance_parent_mode */
+	char keys[N_LINES + 3][33];
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_LINES; i++)
+		key_of_conf(lines[i], 0, false, false, keys[n++]);
+	key_of_conf(lines[0], NS_PLAN_GEN_HASH, false, false, keys[n++]);
+	key_of_conf(lines[0], 0, true, false, keys[n++]);
+	key_of_conf(lines[0], 0, false, true, keys[n++]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(keys[i], keys[j]) == 0)
+				fail_msg("case %zu (%s) and case %zu (%s) have one key", i,
+					 i < N_LINES ? lines[i] : "an argument", j,
+					 j < N_LINES ? lines[j] : "an argument");
+	/* and the same line twice, the same key */
+	{
+		char again[33];
+
+		key_of_conf(lines[26], 0, false, false, again);
+		assert_string_equal(again, keys[26]);
+	}
 }
 
 static void test_argument(void **state)
@@ -425,6 +559,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_selects),
+		cmocka_unit_test(test_key_every_field),
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_sessions, make_dir, remove_dir),
