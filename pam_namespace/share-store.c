@@ -449,6 +449,44 @@ int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state 
 	return fd;
 }
 
+/*
+ * Issue 31, point 3: a number in a state file proves nothing once its pin
+ * is gone (a close killed), for the kernel hands a freed namespace's inode
+ * number to the next one at once. The pin holds its namespace, so while
+ * the pin is open no other namespace can have its number. It is opened as
+ * process 1's namespace has it: a session's namespace, a copy made before
+ * its pin was bound, shows the pin's file without the pin.
+ */
+int ns_share_pin_open_pid1(uid_t uid, const char *key)
+{
+	struct kn_dir root = KN_DIR_INIT;
+	struct ns_share_state st = {0};
+	bool trusted = false;
+	int dfd, udir, r;
+
+	r = kn_dir_open_root_at("/proc/1/root", &root);
+	if (r < 0)
+		return r;
+	dfd = kn_open_dir_from(&root, NULL, NULL, NS_SHARE_DIR, &trusted);
+	kn_dir_close(&root);
+	if (dfd >= 0 && !trusted) {
+		close(dfd);
+		return -EPERM;
+	}
+	if (dfd < 0)
+		return dfd;
+	udir = ns_share_user_dir(dfd, uid, false);
+	close(dfd);
+	if (udir < 0)
+		return udir;
+	r = ns_share_state_read(udir, key, &st);
+	if (r == 0)
+		r = ns_share_pin_open(udir, key, &st);
+	ns_share_state_free(&st);
+	close(udir);
+	return r;
+}
+
 /* Log that what could not be removed stays, naming it, where there is a log. */
 static void drop_left(ns_apply_log_fn log, void *ud, const char *what, const char *dir,
 		      const char *sep, const char *name, int error)
