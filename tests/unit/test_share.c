@@ -260,6 +260,21 @@ static int remove_dir(void **state)
 	return 0;
 }
 
+/* A state as a pin of alice's namespace has it, with one tmpdir instance. */
+static struct ns_share_state state_of(char *user, char **polydirs, size_t n_polydirs,
+				      struct ns_share_tmpdir *tmpdirs)
+{
+	return (struct ns_share_state){.dev = 4,
+				       .ino = 4026532175,
+				       .root_dev = 2049,
+				       .root_ino = 2,
+				       .user = user,
+				       .polydirs = polydirs,
+				       .n_polydirs = n_polydirs,
+				       .tmpdirs = tmpdirs,
+				       .n_tmpdirs = 1};
+}
+
 static void test_state_round_trip(void **state)
 {
 	int dir = ((struct tmp_dir *)*state)->fd;
@@ -267,15 +282,7 @@ static void test_state_round_trip(void **state)
 	     user[] = "alice";
 	char *polydirs[] = {p1, p2};
 	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
-	struct ns_share_state st = {.dev = 4,
-				    .ino = 4026532175,
-				    .root_dev = 2049,
-				    .root_ino = 2,
-				    .user = user,
-				    .polydirs = polydirs,
-				    .n_polydirs = 2,
-				    .tmpdirs = tmpdirs,
-				    .n_tmpdirs = 1};
+	struct ns_share_state st = state_of(user, polydirs, 2, tmpdirs);
 	struct ns_share_state back = {0};
 
 	if (geteuid() != 0)
@@ -305,6 +312,73 @@ static void test_state_round_trip(void **state)
 		close(fd);
 	}
 	assert_int_equal(ns_share_state_read(dir, "k2", &back), -EBADMSG);
+}
+
+/*
+ * Issue 31, point 13: whatever a name or path the module accepts holds, a
+ * blank, a tab, a newline, a backslash, the state reads back as written;
+ * a state of an earlier release, without escapes, reads as it was.
+ */
+static void test_state_escapes(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	char user[] = "ann smith\tx\ny\\040z", poly[] = "/home/ann smith", parent[] = "/srv/i n",
+	     name[] = "ann smith-\x7f\n";
+	char *polydirs[] = {poly};
+	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
+	struct ns_share_state st = state_of(user, polydirs, 1, tmpdirs);
+	struct ns_share_state back = {0};
+	char old[] = "pam_namespace-share 1\nns 4 5\nroot 6 7\nuser a\\b\npolydir /t\\mp\n";
+	char nul[] = "pam_namespace-share 1\nns 4 5\nroot 6 7\nuser a\\000b\n";
+
+	if (geteuid() != 0)
+		skip(); /* the reader refuses a state file that is not root's */
+	assert_int_equal(ns_share_state_write(dir, "k", &st), 0);
+	assert_int_equal(ns_share_state_read(dir, "k", &back), 0);
+	assert_string_equal(back.user, user);
+	assert_int_equal(back.n_polydirs, 1);
+	assert_string_equal(back.polydirs[0], poly);
+	assert_int_equal(back.n_tmpdirs, 1);
+	assert_string_equal(back.tmpdirs[0].parent, parent);
+	assert_string_equal(back.tmpdirs[0].name, name);
+	ns_share_state_free(&back);
+
+	assert_int_equal(share_state_parse(old, false, &back), 0);
+	assert_string_equal(back.user, "a\\b");
+	assert_string_equal(back.polydirs[0], "/t\\mp");
+	ns_share_state_free(&back);
+	assert_int_equal(share_state_parse(nul, false, &back), -EBADMSG);
+}
+
+/* A record is read only in the form it is written, so that the one read is the one removed. */
+static void test_record_names(void **state)
+{
+	struct ns_share_proc p = {.pid = 42, .pidfs = true, .id = 18446744073709551615ULL}, back;
+	const char *const bad[] = {"k@ 42.p1",
+				   "k@042.p1",
+				   "k@+42.p1",
+				   "k@42.p-1",
+				   "k@42.p01",
+				   "k@42.p1x",
+				   "k@42.x1",
+				   "k@0.p1",
+				   "@42.p1",
+				   "k@2147483648.p1",
+				   "k@42.p18446744073709551616"};
+	char name[128];
+	size_t klen;
+
+	assert_int_equal(share_record_name(name, sizeof(name), "a@b", &p), 0);
+	assert_string_equal(name, "a@b@42.p18446744073709551615");
+	assert_true(share_record_parse(name, &klen, &back));
+	assert_int_equal(klen, 3);
+	assert_int_equal(back.pid, 42);
+	assert_true(back.pidfs);
+	assert_true(back.id == p.id);
+	assert_true(share_record_parse("k@1.s0", &klen, &back));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (share_record_parse(bad[i], &klen, &back))
+			fail_msg("%s taken for a record", bad[i]);
 }
 
 static void test_sessions(void **state)
@@ -562,6 +636,8 @@ int main(void)
 		cmocka_unit_test(test_key_every_field),
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_state_escapes, make_dir, remove_dir),
+		cmocka_unit_test(test_record_names),
 		cmocka_unit_test_setup_teardown(test_sessions, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_prune_every_gone_record, make_dir, remove_dir),
 		cmocka_unit_test(test_tmpdir_parent),
