@@ -308,6 +308,25 @@ assert_log_contains "refusing $pin: not a mount namespace"
 release p1
 rm -f "$pin" "$pin.planted"
 
+sb_note "the administrator adds noexec,nosuid,nodev to the /tmp line: alice's next session gets a new namespace with them"
+# Issue 31, point 2: the key left out an extended line's mount flags (and
+# quota=, share=, ignore_instance_parent_mode): her next sessions joined
+# the namespace made without them and ran programs from /tmp.
+sandbox_inst_parent /srv/inst-flags
+sandbox_conf '/tmp /srv/inst-flags/ user root'
+hold f1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/f1.ns'
+sandbox_conf '/tmp /srv/inst-flags/ user+:noexec:nosuid:nodev root'
+out=$(sandbox_driver ns-driver alice -- /bin/sh -c 'readlink /proc/self/ns/mnt
+printf "#!/bin/sh\necho ran\n" >/tmp/prog; chmod 0755 /tmp/prog; { /tmp/prog; } 2>/dev/null || echo refused
+awk '"'"'$5 == "/tmp" { print $6 }'"'"' /proc/self/mountinfo')
+assert_ne "$(cat "$SB_OUT/f1.ns")" "$(head -1 <<<"$out")" "alice's namespace after noexec was added"
+assert_eq refused "$(sed -n 2p <<<"$out")" "a program in her /tmp after noexec was added: [$out]"
+assert_contains "$(sed -n '$p' <<<"$out")" "nosuid,nodev,noexec" "her /tmp's flags"
+assert_eq 1 "$(pins "$alice")" "alice's pins: the held session's; the new one's went with it"
+release f1
+assert_eq 0 "$(pins "$alice")" "alice's pins after her sessions"
+sandbox_conf '/tmp tmpfs tmpfs root'
+
 sb_note "a user name with a space shares like any other; with a tab or a newline it is refused as ever"
 # Issue 31, point 13: ns_user_name_valid() allows a space, and the state
 # was written with it and refused by its reader: every later session went
