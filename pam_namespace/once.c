@@ -124,33 +124,25 @@ int ns_once_in_place(const struct ns_plan *plan)
 	return in_place;
 }
 
+/*
+ * Against the pin itself, held open while the caller's namespace is
+ * compared with it (share-store.c's ns_share_pin_open_pid1 says why the
+ * numbers in the state cannot do). No pin, or not the namespace the state
+ * recorded: there is nothing to be in, and the session is set up anew.
+ */
 int ns_once_in_shared(uid_t uid, const char *share_key)
 {
-	struct ns_share_state st = {0};
-	struct stat own;
-	int dfd, udir, r;
+	struct stat pinned, own;
+	int pin = ns_share_pin_open_pid1(uid, share_key), r;
 
-	dfd = ns_share_dir_open_existing();
-	if (dfd == -ENOENT)
+	if (pin == -ENOENT || pin == -ESTALE || pin == -EMEDIUMTYPE)
 		return 0;
-	if (dfd < 0)
-		return dfd;
-	udir = ns_share_user_dir(dfd, uid, false);
-	close(dfd);
-	if (udir == -ENOENT)
-		return 0;
-	if (udir < 0)
-		return udir;
-	/* Written once by the session that pinned it: the pinned namespace's identity. */
-	r = ns_share_state_read(udir, share_key, &st);
-	close(udir);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return r;
-	r = stat("/proc/self/ns/mnt", &own) < 0 ? -errno : 0;
-	if (r == 0)
-		r = own.st_dev == st.dev && own.st_ino == st.ino;
-	ns_share_state_free(&st);
+	if (pin < 0)
+		return pin;
+	if (fstat(pin, &pinned) < 0 || stat("/proc/thread-self/ns/mnt", &own) < 0)
+		r = -errno;
+	else
+		r = own.st_dev == pinned.st_dev && own.st_ino == pinned.st_ino;
+	close(pin);
 	return r;
 }

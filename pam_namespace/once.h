@@ -23,7 +23,7 @@
  * tmpfs and tmpdir entries have no instance to compare: a plan with one is
  * never found in place, and a nested session gets its own, as with
  * Linux-PAM. With share_namespace the proof is share.c's: the caller is in
- * the namespace pinned for this user and key.
+ * the namespace pinned for this user and key, proven against the pin.
  */
 
 #include <sys/types.h>
@@ -38,7 +38,9 @@ int ns_once_in_place(const struct ns_plan *plan);
 
 /*
  * share_namespace: 1 if the caller is in the namespace share.c pinned for
- * uid and share_key (its state, root's and private, checked by share.c),
- * 0 if not, a negative errno.
+ * uid and share_key: the pin, opened where process 1's namespace holds it
+ * and held open, is the caller's namespace (device and inode). 0 if not,
+ * or if there is no pin (a stale state's numbers prove nothing: the kernel
+ * reuses them); a negative errno.
  */
 int ns_once_in_shared(uid_t uid, const char *share_key);

@@ -23,6 +23,16 @@ char *share_file_name(const char *base, const char *suffix);
 int share_proc_self(struct ns_share_proc *ret);
 /* NS_SHARE_DIR, made root:root 0700 and a private mount; *ret_what names a failed step. */
 int share_dir_open(const char **ret_what, bool *ret_repaired);
+/*
+ * The store's formats (share-store.c), for the code beside it and the
+ * fuzz targets: KEY.state's text (st->format 0: this build's) and back
+ * (-EBADMSG, -EPROTO as ns_share_state_read(); text is cut up), and a
+ * session record's name and back (*ret_klen: the length of its KEY).
+ */
+int share_state_format(const struct ns_share_state *st, char **ret_text, size_t *ret_len);
+int share_state_parse(char *text, bool other, struct ns_share_state *ret);
+int share_record_name(char *buf, size_t size, const char *key, const struct ns_share_proc *p);
+bool share_record_parse(const char *name, size_t *ret_klen, struct ns_share_proc *p);
 /* The first failure into *fail (later ones are only returned). */
 int share_fail_with(struct ns_failure *fail, const char *what, const char *path, int error);
 /* The state of a namespace just built: the pin's fstat, "/", the session's polydirs and tmpdirs. */

@@ -314,22 +314,10 @@ int ns_share_lock(int udir, unsigned timeout_ms)
 
 /* ------------------------------------------------------------ sessions */
 
-/*
- * A session is the empty file KEY@PID.pID (pidfs inode) or KEY@PID.sID
- * (start time): made and removed whole, so a process killed at any point
- * leaves a record that is either there or not, never half written.
- */
-static int session_name(char *buf, size_t size, const char *key, const struct ns_share_proc *p)
-{
-	int n = snprintf(buf, size, "%s@%d.%c%llu", key, (int)p->pid, p->pidfs ? 'p' : 's', p->id);
-
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
 int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *p)
 {
 	char name[128];
-	int fd, r = session_name(name, sizeof(name), key, p);
+	int fd, r = share_record_name(name, sizeof(name), key, p);
 
 	if (r < 0)
 		return r;
@@ -343,29 +331,11 @@ int ns_share_session_add(int udir, const char *key, const struct ns_share_proc *
 int ns_share_session_remove(int udir, const char *key, const struct ns_share_proc *p)
 {
 	char name[128];
-	int r = session_name(name, sizeof(name), key, p);
+	int r = share_record_name(name, sizeof(name), key, p);
 
 	if (r < 0)
 		return r;
 	return unlinkat(udir, name, 0) < 0 ? -errno : 0;
-}
-
-/* "KEY@PID.kID" into *p and the length of KEY into *ret_klen, if name is a session record. */
-static bool session_parse(const char *name, size_t *ret_klen, struct ns_share_proc *p)
-{
-	const char *at = strrchr(name, '@');
-	char kind, end;
-	int pid;
-
-	if (!at || at == name)
-		return false;
-	if (sscanf(at + 1, "%d.%c%llu%c", &pid, &kind, &p->id, &end) != 3 || pid <= 0 ||
-	    (kind != 'p' && kind != 's'))
-		return false;
-	p->pid = pid;
-	p->pidfs = kind == 'p';
-	*ret_klen = (size_t)(at - name);
-	return true;
 }
 
 struct scan {
@@ -394,7 +364,7 @@ static int scan_one(const char *name, void *ud)
 	size_t klen;
 	bool mine;
 
-	if (!session_parse(name, &klen, &p))
+	if (!share_record_parse(name, &klen, &p))
 		return 0;
 	mine = klen == sc->klen && memcmp(name, sc->key, klen) == 0;
 	if (!mine && sc->mode != NS_SHARE_SCAN_PRUNE)

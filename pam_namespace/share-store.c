@@ -85,6 +85,79 @@ static void fnv1a128_hex(const char *data, size_t len, char out[33])
 	out[32] = '\0';
 }
 
+/*
+ * The key's text: every field of the plan entry, the user and the apply
+ * options, each as "NAME=VALUE" or, for a NULL string, "NAME", ended by a
+ * NUL, so that no value can run into the next and NULL differs from "".
+ * Only what says nothing of what is mounted is left out, by name below.
+ *
+ * One serializer for all of it, so that a field the plan gains cannot be
+ * left out of the key (issue 31, point 2: the mount flags, quota= and
+ * share= of extended lines were, and their sessions joined a namespace
+ * made without them). The _Static_asserts tie it to the structs' sizes on
+ * LP64: a field added to struct ns_plan_entry, ns_user or ns_apply_opts
+ * fails the build until it is written here and the size updated.
+ * tests/unit/test_share.c changes every field a line can set and wants a
+ * new key each time.
+ */
+#if __SIZEOF_POINTER__ == 8 && __SIZEOF_LONG__ == 8
+_Static_assert(sizeof(struct ns_plan_entry) == 144,
+	       "a field of struct ns_plan_entry changed: serialize it in key_entry()");
+_Static_assert(sizeof(struct ns_user) == 32,
+	       "a field of struct ns_user changed: serialize it in ns_share_key()");
+_Static_assert(sizeof(struct ns_apply_opts) == 56,
+	       "a field of struct ns_apply_opts changed: serialize it in ns_share_key()");
+#endif
+
+static void key_str(FILE *f, const char *name, const char *value)
+{
+	if (value)
+		fprintf(f, "%s=%s%c", name, value, 0);
+	else
+		fprintf(f, "%s%c", name, 0);
+}
+
+static void key_num(FILE *f, const char *name, unsigned long long value)
+{
+	fprintf(f, "%s=%llu%c", name, value, 0);
+}
+
+/*
+ * Left out: e->rule, which names the file and line for messages (a line
+ * moved to another file mounts the same).
+ */
+static void key_entry(FILE *f, const struct ns_plan_entry *e)
+{
+	key_num(f, "method", (unsigned long long)e->method);
+	key_str(f, "polydir", e->polydir);
+	key_str(f, "instance", e->instance);
+	key_str(f, "instance_parent", e->instance_parent);
+	key_str(f, "instance_name", e->instance_name);
+	key_str(f, "instance_context", e->instance_context);
+	key_num(f, "create_polydir", e->create_polydir);
+	key_num(f, "create_mode", e->create_mode);
+	key_num(f, "create_uid", e->create_uid);
+	key_num(f, "create_gid", e->create_gid);
+	key_str(f, "init_script", e->init_script);
+	key_str(f, "mntopts", e->mntopts);
+	key_num(f, "mount_flags", e->mount_flags);
+	key_num(f, "attr_flags", e->attr_flags);
+	key_num(f, "n_shares", e->n_shares);
+	for (size_t i = 0; i < e->n_shares; i++)
+		key_str(f, "share", e->shares[i]);
+	key_num(f, "ignore_parent_mode", e->ignore_parent_mode);
+	key_num(f, "quota", e->quota);
+	key_num(f, "quota_uid", e->quota_uid);
+	key_num(f, "quota_bytes", e->quota_bytes);
+	key_num(f, "quota_inodes", e->quota_inodes);
+}
+
+/*
+ * Left out of the options: debug (logging), init_timeout (how long a build
+ * may wait, not what it mounts), user (user->name again: the check tool,
+ * which keys a plan as the module does, has no session to pass), saved,
+ * commit and commit_userdata (this call's own).
+ */
 int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 		 const struct ns_apply_opts *opts, long orig_uid, char out[33])
 {
@@ -94,27 +167,22 @@ int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 
 	if (!f)
 		return -ENOMEM;
-	/* Fields end with a NUL: no value can run into the next. */
 	if (NS_SHARE_GENERATION != 1)
-		fprintf(f, "generation %d%c", NS_SHARE_GENERATION, 0);
-	fprintf(f, "uid %u%c", (unsigned)user->uid, 0);
-	fprintf(f, "context %s%c", user->context ? user->context : "", 0);
-	fprintf(f, "orig %ld%c", orig_uid, 0);
-	fprintf(f, "private %d parentmode %d%c", opts->mount_private,
-		opts->ignore_instance_parent_mode, 0);
+		key_num(f, "generation", NS_SHARE_GENERATION);
+	key_str(f, "user", user->name);
+	key_num(f, "uid", user->uid);
+	key_num(f, "gid", user->gid);
+	key_str(f, "home", user->home);
+	key_str(f, "context", user->context);
+	fprintf(f, "orig=%ld%c", orig_uid, 0);
+	key_num(f, "mount_private", opts->mount_private);
+	key_num(f, "ignore_instance_parent_mode", opts->ignore_instance_parent_mode);
+	key_num(f, "n_unmount_first", opts->n_unmount_first);
 	for (size_t i = 0; i < opts->n_unmount_first; i++)
-		fprintf(f, "unmount %s%c", opts->unmount_first[i], 0);
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		const struct ns_plan_entry *e = &plan->entries[i];
-
-		fprintf(f, "entry %d%c%s%c%s%c%s%c%s%c", (int)e->method, 0, e->polydir, 0,
-			e->instance ? e->instance : "", 0,
-			e->instance_context ? e->instance_context : "", 0,
-			e->init_script ? e->init_script : "", 0);
-		fprintf(f, "create %d %o %u %u%c%s%c%lx%c", e->create_polydir,
-			(unsigned)e->create_mode, (unsigned)e->create_uid, (unsigned)e->create_gid,
-			0, e->mntopts ? e->mntopts : "", 0, e->mount_flags, 0);
-	}
+		key_str(f, "unmount", opts->unmount_first[i]);
+	key_num(f, "n_entries", plan->n_entries);
+	for (size_t i = 0; i < plan->n_entries; i++)
+		key_entry(f, &plan->entries[i]);
 	if (fclose(f) != 0) {
 		free(text);
 		return -ENOMEM;
@@ -151,6 +219,52 @@ static bool word_ok(const char *s)
 	return true;
 }
 
+/*
+ * One rule for every name and path in the state (issue 31, point 13): a
+ * byte that would end its field or line (a blank, a control character)
+ * and the backslash are written \ooo, as /proc/mounts writes them; every
+ * other byte as it is. The reader takes \ooo back and any other backslash
+ * as itself, so that a state of an earlier release, written without
+ * escapes, reads as it was written. A user whose name has a space (which
+ * ns_user_name_valid() allows) then shares like anyone; before, the state
+ * was written with the blank and refused by its reader, and the pin stayed.
+ */
+static void state_put(FILE *f, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p <= ' ' || *p == 0x7f || *p == '\\')
+			fprintf(f, "\\%03o", *p);
+		else
+			fputc(*p, f);
+}
+
+static bool is_odigit(char c)
+{
+	return c >= '0' && c <= '7';
+}
+
+/* In place; false for what no writer makes: a blank or control, an escaped NUL. */
+static bool state_get(char *s)
+{
+	char *w = s;
+
+	if (!word_ok(s))
+		return false;
+	for (char *p = s; *p; p++) {
+		if (p[0] == '\\' && is_odigit(p[1]) && is_odigit(p[2]) && is_odigit(p[3]) &&
+		    p[1] <= '3') {
+			*w = (char)(((p[1] - '0') << 6) | ((p[2] - '0') << 3) | (p[3] - '0'));
+			if (*w++ == '\0')
+				return false;
+			p += 3;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return true;
+}
+
 int share_grow(void *pptr, size_t n, size_t size)
 {
 	void **p = pptr;
@@ -160,6 +274,12 @@ int share_grow(void *pptr, size_t n, size_t size)
 		return -ENOMEM;
 	*p = q;
 	return 0;
+}
+
+/* The last component of a tmpdir instance: a name under its parent, never "." or "..". */
+static bool tmpdir_name_ok(const char *name)
+{
+	return *name && !strchr(name, '/') && strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
 static int parse_line(struct ns_share_state *st, char *line)
@@ -183,11 +303,11 @@ static int parse_line(struct ns_share_state *st, char *line)
 			st->root_dev = (dev_t)dev;
 			st->root_ino = (ino_t)ino;
 		}
-	} else if (strcmp(line, "user") == 0 && word_ok(arg) && !st->user) {
+	} else if (strcmp(line, "user") == 0 && !st->user && state_get(arg)) {
 		st->user = strdup(arg);
 		if (!st->user)
 			return -ENOMEM;
-	} else if (strcmp(line, "polydir") == 0 && word_ok(arg)) {
+	} else if (strcmp(line, "polydir") == 0 && state_get(arg)) {
 		if (share_grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
 			return -ENOMEM;
 		st->polydirs[st->n_polydirs] = strdup(arg);
@@ -198,7 +318,7 @@ static int parse_line(struct ns_share_state *st, char *line)
 		if (!arg2)
 			return -EBADMSG;
 		*arg2++ = '\0';
-		if (arg[0] != '/' || !word_ok(arg) || !word_ok(arg2) || strchr(arg2, '/'))
+		if (!state_get(arg) || !state_get(arg2) || arg[0] != '/' || !tmpdir_name_ok(arg2))
 			return -EBADMSG;
 		if (share_grow(&st->tmpdirs, st->n_tmpdirs, sizeof(*st->tmpdirs)) < 0)
 			return -ENOMEM;
@@ -238,14 +358,40 @@ static int state_magic(const char *line, int *ret_format)
 	return v < NS_SHARE_FORMAT_MIN || v > NS_SHARE_FORMAT ? -EPROTO : 0;
 }
 
-static int state_read(int dir_fd, const char *base, bool other, struct ns_share_state *ret)
+int share_state_parse(char *text, bool other, struct ns_share_state *ret)
 {
 	struct ns_share_state st = {0};
-	int format = 0;
-	char *name = share_file_name(base, ".state"), *buf = NULL, *line, *save = NULL;
+	char *line, *save = NULL;
+	int format = 0, r;
+
+	line = strtok_r(text, "\n", &save);
+	r = state_magic(line, &format);
+	if (r == -EPROTO && other)
+		r = 0;
+	else
+		other = false;
+	while (r == 0 && (line = strtok_r(NULL, "\n", &save))) {
+		r = parse_line(&st, line);
+		if (r == -EBADMSG && other)
+			r = 0; /* a line of that format's own */
+	}
+	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
+		r = -EBADMSG;
+	st.format = format;
+	if (r < 0) {
+		ns_share_state_free(&st);
+		return r;
+	}
+	*ret = st;
+	return 0;
+}
+
+static int state_read(int dir_fd, const char *base, bool other, struct ns_share_state *ret)
+{
+	char *name = share_file_name(base, ".state"), *buf = NULL;
 	struct stat s;
 	ssize_t n;
-	int fd, r = 0;
+	int fd, r;
 
 	if (!name)
 		return -ENOMEM;
@@ -270,27 +416,10 @@ static int state_read(int dir_fd, const char *base, bool other, struct ns_share_
 		return -EBADMSG;
 	}
 	buf[n] = '\0';
-	line = strtok_r(buf, "\n", &save);
-	r = state_magic(line, &format);
-	if (r == -EPROTO && other)
-		r = 0;
-	else
-		other = false;
-	while (r == 0 && (line = strtok_r(NULL, "\n", &save))) {
-		r = parse_line(&st, line);
-		if (r == -EBADMSG && other)
-			r = 0; /* a line of that format's own */
-	}
+	/* A NUL inside would hide the rest from the parser: no writer makes one. */
+	r = memchr(buf, '\0', (size_t)n) ? -EBADMSG : share_state_parse(buf, other, ret);
 	free(buf);
-	if (r == 0 && (st.ino == 0 || st.root_ino == 0 || !st.user))
-		r = -EBADMSG;
-	st.format = format;
-	if (r < 0) {
-		ns_share_state_free(&st);
-		return r;
-	}
-	*ret = st;
-	return 0;
+	return r;
 }
 
 int ns_share_state_read(int dir_fd, const char *base, struct ns_share_state *ret)
@@ -308,28 +437,55 @@ int ns_share_state_read_other(int dir_fd, const char *base, struct ns_share_stat
  * the new. Not synced: /run is a tmpfs, and a crash of the system takes
  * every namespace with it.
  */
+int share_state_format(const struct ns_share_state *st, char **ret_text, size_t *ret_len)
+{
+	FILE *f = open_memstream(ret_text, ret_len);
+
+	if (!f)
+		return -ENOMEM;
+	fprintf(f, "%s%d\nns %llu %llu\nroot %llu %llu\nuser ", STATE_MAGIC,
+		st->format ? st->format : NS_SHARE_FORMAT, (unsigned long long)st->dev,
+		(unsigned long long)st->ino, (unsigned long long)st->root_dev,
+		(unsigned long long)st->root_ino);
+	state_put(f, st->user ? st->user : "");
+	fputc('\n', f);
+	for (size_t i = 0; i < st->n_polydirs; i++) {
+		fputs("polydir ", f);
+		state_put(f, st->polydirs[i]);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < st->n_tmpdirs; i++) {
+		fputs("tmpdir ", f);
+		state_put(f, st->tmpdirs[i].parent);
+		fputc(' ', f);
+		state_put(f, st->tmpdirs[i].name);
+		fputc('\n', f);
+	}
+	if (fclose(f) != 0) {
+		free(*ret_text);
+		*ret_text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Written beside it and renamed over it: a crash leaves the old state or
+ * the new. Not synced: /run is a tmpfs, and a crash of the system takes
+ * every namespace with it.
+ */
 int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_state *st)
 {
 	char *name = share_file_name(base, ".state"), *tmp = share_file_name(base, ".state.new");
 	char *text = NULL;
 	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
 	int fd = -1, r = 0;
 
-	if (!name || !tmp || !f) {
+	if (!name || !tmp) {
 		r = -ENOMEM;
 		goto out;
 	}
-	fprintf(f, "%s%d\nns %llu %llu\nroot %llu %llu\nuser %s\n", STATE_MAGIC,
-		st->format ? st->format : NS_SHARE_FORMAT, (unsigned long long)st->dev,
-		(unsigned long long)st->ino, (unsigned long long)st->root_dev,
-		(unsigned long long)st->root_ino, st->user);
-	for (size_t i = 0; i < st->n_polydirs; i++)
-		fprintf(f, "polydir %s\n", st->polydirs[i]);
-	for (size_t i = 0; i < st->n_tmpdirs; i++)
-		fprintf(f, "tmpdir %s %s\n", st->tmpdirs[i].parent, st->tmpdirs[i].name);
-	r = fclose(f) == 0 ? 0 : -ENOMEM;
-	f = NULL;
+	r = share_state_format(st, &text, &len);
 	if (r < 0)
 		goto out;
 	fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -352,12 +508,70 @@ int ns_share_state_write(int dir_fd, const char *base, const struct ns_share_sta
 	if (r < 0)
 		(void)unlinkat(dir_fd, tmp, 0);
 out:
-	if (f)
-		fclose(f);
 	free(text);
 	free(name);
 	free(tmp);
 	return r;
+}
+
+/* ------------------------------------------------------------ session records */
+
+/*
+ * A session is the empty file KEY@PID.pID (pidfs inode) or KEY@PID.sID
+ * (start time): made and removed whole (share-records.c), so a process
+ * killed at any point leaves a record that is either there or not, never
+ * half written.
+ */
+int share_record_name(char *buf, size_t size, const char *key, const struct ns_share_proc *p)
+{
+	int n = snprintf(buf, size, "%s@%d.%c%llu", key, (int)p->pid, p->pidfs ? 'p' : 's', p->id);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+/* A decimal number as share_record_name() writes one: no sign, blank or leading zero. */
+static const char *record_number(const char *s, unsigned long long max, unsigned long long *ret)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (!isdigit((unsigned char)*p) || (p[0] == '0' && isdigit((unsigned char)p[1])))
+		return NULL;
+	for (; isdigit((unsigned char)*p); p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (v > (max - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	*ret = v;
+	return p;
+}
+
+/*
+ * Only the names share_record_name() writes, so that a record read is the
+ * record removed (tests/fuzz/fuzz_record.c holds it to that).
+ */
+bool share_record_parse(const char *name, size_t *ret_klen, struct ns_share_proc *p)
+{
+	const char *at = strrchr(name, '@'), *s;
+	unsigned long long pid, id;
+	char kind;
+
+	if (!at || at == name)
+		return false;
+	s = record_number(at + 1, INT_MAX, &pid);
+	if (!s || pid == 0 || s[0] != '.' || (s[1] != 'p' && s[1] != 's'))
+		return false;
+	kind = s[1];
+	s = record_number(s + 2, ULLONG_MAX, &id);
+	if (!s || *s)
+		return false;
+	p->pid = (pid_t)pid;
+	p->pidfs = kind == 'p';
+	p->id = id;
+	*ret_klen = (size_t)(at - name);
+	return true;
 }
 
 /* ------------------------------------------------------------ pins */
@@ -379,6 +593,44 @@ int ns_share_pin_open(int dir_fd, const char *base, const struct ns_share_state 
 		return -ESTALE;
 	}
 	return fd;
+}
+
+/*
+ * Issue 31, point 3: a number in a state file proves nothing once its pin
+ * is gone (a close killed), for the kernel hands a freed namespace's inode
+ * number to the next one at once. The pin holds its namespace, so while
+ * the pin is open no other namespace can have its number. It is opened as
+ * process 1's namespace has it: a session's namespace, a copy made before
+ * its pin was bound, shows the pin's file without the pin.
+ */
+int ns_share_pin_open_pid1(uid_t uid, const char *key)
+{
+	struct kn_dir root = KN_DIR_INIT;
+	struct ns_share_state st = {0};
+	bool trusted = false;
+	int dfd, udir, r;
+
+	r = kn_dir_open_root_at("/proc/1/root", &root);
+	if (r < 0)
+		return r;
+	dfd = kn_open_dir_from(&root, NULL, NULL, NS_SHARE_DIR, &trusted);
+	kn_dir_close(&root);
+	if (dfd >= 0 && !trusted) {
+		close(dfd);
+		return -EPERM;
+	}
+	if (dfd < 0)
+		return dfd;
+	udir = ns_share_user_dir(dfd, uid, false);
+	close(dfd);
+	if (udir < 0)
+		return udir;
+	r = ns_share_state_read(udir, key, &st);
+	if (r == 0)
+		r = ns_share_pin_open(udir, key, &st);
+	ns_share_state_free(&st);
+	close(udir);
+	return r;
 }
 
 /* Log that what could not be removed stays, naming it, where there is a log. */
@@ -489,8 +741,6 @@ int share_state_from_session(struct ns_share_state *st, const char *user,
 	if (!st->user)
 		return -ENOMEM;
 	for (size_t i = 0; i < sess->n_polydirs; i++) {
-		if (!word_ok(sess->polydirs[i]))
-			return -EINVAL;
 		if (share_grow(&st->polydirs, st->n_polydirs, sizeof(*st->polydirs)) < 0)
 			return -ENOMEM;
 		st->polydirs[st->n_polydirs] = strdup(sess->polydirs[i]);
@@ -513,7 +763,7 @@ int share_state_from_session(struct ns_share_state *st, const char *user,
 		st->tmpdirs[st->n_tmpdirs++] = d;
 		if (!d.parent || !d.name)
 			return -ENOMEM;
-		if (d.parent[0] != '/' || !word_ok(d.parent) || !word_ok(d.name))
+		if (d.parent[0] != '/' || !tmpdir_name_ok(d.name))
 			return -EINVAL;
 	}
 	return 0;

@@ -169,6 +169,13 @@ int ns_share_sessions(int udir, const char *key, enum ns_share_scan mode, struct
  */
 int ns_share_pin_open(int udir, const char *key, const struct ns_share_state *st);
 /*
+ * The same for uid's pin of key where process 1's namespace holds it,
+ * state read and checked: a descriptor; -ENOENT where there is no pin
+ * directory, state or pin, the errors above, -EPERM for an untrusted
+ * directory.
+ */
+int ns_share_pin_open_pid1(uid_t uid, const char *key);
+/*
  * Unpin KEY, remove its tmpdir instances, its state and, with records, its
  * session records (a caller whose scan under the lock found none alive has
  * removed them already). tmpdir instances are found by path: the caller is

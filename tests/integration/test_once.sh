@@ -303,6 +303,31 @@ out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; su - alice -c "readlink /pro
 assert_eq "$(sed -n 1p <<<"$out")" "$(sed -n 2p <<<"$out")" "share_namespace: the nested session's namespace"
 assert_eq "$(want alice)" "$(sed -n 3p <<<"$out")" "share_namespace: the nested su - alice"
 
+sb_note "share_namespace: a stale state whose number is the caller's namespace proves nothing"
+# Issue 31, point 3: alice's pin is gone (a close killed, say) and its state
+# left, naming the very namespace her next session is opened from, as the
+# kernel hands a freed namespace's number to the next one at once. Her
+# session is set up all the same; before, the numbers were taken for the
+# pin and she got the real /tmp.
+rm -f "$SB_OUT"/stale.*
+sandbox_su alice ': >'"$SB_OUT"'/stale.up; while [ ! -e '"$SB_OUT"'/stale.go ]; do sleep 0.05; done' \
+	>"$SB_OUT/stale.out" &
+held=$!
+sandbox_wait_for "$SB_OUT/stale.up"
+state=$(ls /run/pam_namespace/2001/*.state)
+: >"$SB_OUT/stale.go"
+wait "$held" || fail "alice's held session: $(cat "$SB_OUT/stale.out")"
+assert_no_file "$state" "alice's state after her last close"
+printf 'pam_namespace-share 1\nns %s\nroot %s\nuser alice\npolydir /tmp\npolydir /var/tmp\n' \
+	"$(stat -L -c '%d %i' /proc/self/ns/mnt)" "$(stat -c '%d %i' /)" >"$state"
+chmod 0600 "$state"
+sandbox_log_clear
+out=$(sandbox_su alice "$PROBE") || fail "share_namespace: su - alice over a stale state: $out"
+assert_eq "$(want alice)" "$(tail -n 1 <<<"$out")" "share_namespace: su - alice over a stale state"
+assert_not_contains "$(sandbox_log)" "in the namespace set up for alice already" \
+	"share_namespace: su - alice over a stale state"
+assert_no_file "$state" "the stale state after the session that replaced it"
+
 sb_note "a tmpfs line has no instance to compare: the nested session gets its own (as Linux-PAM)"
 sandbox_conf "/tmp /tmp/tmp-inst/ tmpfs root"
 deploy su su-l

@@ -308,6 +308,63 @@ assert_log_contains "refusing $pin: not a mount namespace"
 release p1
 rm -f "$pin" "$pin.planted"
 
+sb_note "the administrator adds noexec,nosuid,nodev to the /tmp line: alice's next session gets a new namespace with them"
+# Issue 31, point 2: the key left out an extended line's mount flags (and
+# quota=, share=, ignore_instance_parent_mode): her next sessions joined
+# the namespace made without them and ran programs from /tmp.
+sandbox_inst_parent /srv/inst-flags
+sandbox_conf '/tmp /srv/inst-flags/ user root'
+hold f1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/f1.ns'
+sandbox_conf '/tmp /srv/inst-flags/ user+:noexec:nosuid:nodev root'
+out=$(sandbox_driver ns-driver alice -- /bin/sh -c 'readlink /proc/self/ns/mnt
+printf "#!/bin/sh\necho ran\n" >/tmp/prog; chmod 0755 /tmp/prog; { /tmp/prog; } 2>/dev/null || echo refused
+awk '"'"'$5 == "/tmp" { print $6 }'"'"' /proc/self/mountinfo')
+assert_ne "$(cat "$SB_OUT/f1.ns")" "$(head -1 <<<"$out")" "alice's namespace after noexec was added"
+assert_eq refused "$(sed -n 2p <<<"$out")" "a program in her /tmp after noexec was added: [$out]"
+assert_contains "$(sed -n '$p' <<<"$out")" "nosuid,nodev,noexec" "her /tmp's flags"
+assert_eq 1 "$(pins "$alice")" "alice's pins: the held session's; the new one's went with it"
+release f1
+assert_eq 0 "$(pins "$alice")" "alice's pins after her sessions"
+sandbox_conf '/tmp tmpfs tmpfs root'
+
+sb_note "a user name with a space shares like any other; with a tab or a newline it is refused as ever"
+# Issue 31, point 13: ns_user_name_valid() allows a space, and the state
+# was written with it and refused by its reader: every later session went
+# unshared and the pin stayed until --drop. Names and paths are escaped in
+# the state now; her tmpdir instance, whose name has the space, is found
+# and removed by the last close. A tab or a newline the name check refuses
+# before anything is made, with or without share_namespace (SPEC 8).
+printf 'ann smith:x:2010:2010::/home/ann smith:/bin/sh\ntab\tuser:x:2011:2011::/home/tab:/bin/sh\n' \
+	>>/etc/passwd
+install -d -o 2010 -g 2010 "/home/ann smith"
+sandbox_inst_parent /srv/tmp-inst
+sandbox_conf '/tmp /srv/tmp-inst/$USER- tmpdir root'
+sandbox_log_clear
+hold s1 ns-driver "ann smith" 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/s1.ns; echo s1 >/tmp/f'
+hold s2 ns-driver "ann smith" 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/s2.ns; cat /tmp/f >'"$SB_OUT"'/s2.f'
+assert_eq "$(cat "$SB_OUT/s1.ns")" "$(cat "$SB_OUT/s2.ns")" "the namespaces of two sessions of 'ann smith'"
+assert_eq s1 "$(cat "$SB_OUT/s2.f")" "the second session's /tmp"
+assert_contains "$(cat "$PIN"/2010/*.state)" 'user ann\040smith' "her name in the state"
+assert_contains "$("$NS_CHECK" --shared)" "2 sessions open, 0 stale; pin ok" "--shared for 'ann smith'"
+assert_not_contains "$(sandbox_log)" "refusing" "the sessions of 'ann smith'"
+assert_eq 1 "$(find /srv/tmp-inst -mindepth 1 -maxdepth 1 -name 'ann smith*' | wc -l)" "her tmpdir instance"
+release s1
+release s2
+assert_eq 0 "$(pins 2010)" "her pin after her last close"
+assert_eq 0 "$(find /srv/tmp-inst -mindepth 1 | wc -l)" "her tmpdir instance after her last close"
+[[ -z $(find "$PIN" -name '*.state*' -o -name '*@*') ]] || fail "state left: $(ls -R "$PIN")"
+for name in "tab	user" "nl
+user"; do
+	rc=0
+	sandbox_log_clear
+	out=$(sandbox_driver ns-driver "$name" -- touch "$SB_OUT/ran") || rc=$?
+	assert_ne 0 "$rc" "a session of a user whose name has a control character"
+	assert_no_file "$SB_OUT/ran" "the session's command"
+	assert_log_contains "refusing user name unfit for a path" "a name with a control character"
+done
+assert_eq 0 "$(find "$PIN" -mindepth 1 -maxdepth 1 -name '201[12]' | wc -l)" "pin directories of refused names"
+sandbox_conf '/tmp tmpfs tmpfs root'
+
 sb_note "users cannot write the pin directory"
 out=$(sandbox_su bob "touch $PIN/x 2>&1 || echo refused")
 assert_contains "$out" refused "bob writing $PIN"

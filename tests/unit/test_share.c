@@ -21,6 +21,8 @@
 #include <cmocka.h>
 
 #include "args.h"
+#include "config.h"
+#include "share-internal.h"
 #include "share.h"
 
 static struct ns_plan_entry entry(const char *polydir, const char *instance, const char *mntopts)
@@ -78,6 +80,138 @@ static void test_key_selects(void **state)
 	assert_string_not_equal(base, k);
 }
 
+/* The planner's name service for whole lines: alice, bob, the group staff, SELinux. */
+static int fake_user(void *ud, const char *name, uid_t *uid, gid_t *gid)
+{
+	if (strcmp(name, "alice") == 0 || strcmp(name, "bob") == 0) {
+		*uid = *gid = name[0] == 'a' ? 2001 : 2002;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static int fake_group(void *ud, const char *name, gid_t *gid)
+{
+	if (strcmp(name, "staff") != 0)
+		return -ENOENT;
+	*gid = 50;
+	return 0;
+}
+
+static int fake_member(void *ud, const char *user_context, const char *polydir,
+		       enum ns_method method, char **ret)
+{
+	*ret = strdup(method == NS_METHOD_LEVEL ? "system_u:object_r:tmp_t:s0:c1"
+						: "system_u:object_r:tmp_t:s0");
+	return 0;
+}
+
+static void print_diag(void *ud, enum ns_severity sev, const char *file, unsigned line,
+		       unsigned column, const char *message)
+{
+	fprintf(stderr, "%s:%u: %s\n", file ? file : "-", line, message);
+}
+
+/* The key of alice's session under the namespace.conf text conf, with arguments. */
+static void key_of_conf(const char *conf, unsigned plan_flags, bool mount_private,
+			bool ignore_parent_mode, char out[33])
+{
+	struct ns_lookup lookup = {
+		.user = fake_user, .group = fake_group, .member_context = fake_member};
+	struct ns_user u = {.name = "alice",
+			    .uid = 2001,
+			    .gid = 2001,
+			    .home = "/home/alice",
+			    .context = "user_u:user_r:user_t:s0"};
+	struct ns_plan_opts popts = {
+		.flags = plan_flags, .umask = 022, .init_script = "/etc/security/namespace.init"};
+	struct ns_apply_opts o = {.mount_private = mount_private,
+				  .ignore_instance_parent_mode = ignore_parent_mode};
+	struct ns_diag diag = {.report = print_diag};
+	struct ns_config cfg = {0};
+	struct ns_plan plan = {0};
+
+	assert_int_equal(ns_config_parse_text(&cfg, "namespace.conf", conf, strlen(conf),
+					      "/etc/security/namespace.d", 0, &diag),
+			 0);
+	assert_int_equal(ns_plan_build(&plan, &cfg, &u, &lookup, &popts, &diag), 0);
+	assert_int_equal(plan.n_entries, 1);
+	assert_int_equal(ns_share_key(&plan, &u, &o, -1, out), 0);
+	ns_plan_free(&plan);
+	ns_config_free(&cfg);
+}
+
+/*
+ * Issue 31, point 2: every field a line can set, every method, flag,
+ * option and extended option, and the arguments that change what is
+ * mounted, each give a key of their own. Before, a line's nosuid, nodev,
+ * noexec and ro, its quota=, share= and ignore_instance_parent_mode were
+ * left out: sessions joined a namespace made without them.
+ */
+static void test_key_every_field(void **state)
+{
+	static const char *const lines[] = {
+		"/tmp /tmp-inst/ user\n",
+		"/var/tmp /tmp-inst/ user\n",
+		"/tmp /tmp-other/ user\n",
+		"/tmp /tmp-inst/$USER- user\n",
+		"/tmp /tmp-inst/ context\n",
+		"/tmp /tmp-inst/ level\n",
+		"/tmp /tmp-inst/ context:shared\n",
+		"/tmp /tmp-inst/ level:shared\n",
+		"/tmp /tmp-inst/ tmpdir\n",
+		"/tmp /tmp-inst/ tmpfs\n",
+		"/tmp /tmp-inst/ user:create\n",
+		"/tmp /tmp-inst/ user:create=0700\n",
+		"/tmp /tmp-inst/ user:create=0700,bob\n",
+		"/tmp /tmp-inst/ user:create=0700,bob,staff\n",
+		"/tmp /tmp-inst/ user:iscript=/etc/security/other.init\n",
+		"/tmp /tmp-inst/ user:iscript=rel.init\n",
+		"/tmp /tmp-inst/ user:noinit\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=size=1m\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=size=2m\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=nosuid\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=nodev\n",
+		"/tmp /tmp-inst/ tmpfs:mntopts=noexec\n",
+		"/tmp /tmp-inst/ user+:nosuid\n",
+		"/tmp /tmp-inst/ user+:nodev\n",
+		"/tmp /tmp-inst/ user+:noexec\n",
+		"/tmp /tmp-inst/ user+:ro\n",
+		"/tmp /tmp-inst/ user+:noexec:nosuid:nodev\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.X11-unix\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.ICE-unix\n",
+		"/tmp /tmp-inst/ user+:share=/tmp/.X11-unix:share=/tmp/.ICE-unix\n",
+		"/tmp /tmp-inst/ user+:ignore_instance_parent_mode\n",
+		"/tmp /tmp-inst/ user+:quota=1M\n",
+		"/tmp /tmp-inst/ user+:quota=2M\n",
+		"/tmp /tmp-inst/ user+:quota=1M,100\n",
+		"/tmp /tmp-inst/ user+:quota=,100\n",
+	};
+	enum { N_LINES = sizeof(lines) / sizeof(lines[0]) };
+	/* and the arguments: gen_hash, mount_private, ignore_instance_parent_mode */
+	char keys[N_LINES + 3][33];
+	size_t n = 0;
+
+	for (size_t i = 0; i < N_LINES; i++)
+		key_of_conf(lines[i], 0, false, false, keys[n++]);
+	key_of_conf(lines[0], NS_PLAN_GEN_HASH, false, false, keys[n++]);
+	key_of_conf(lines[0], 0, true, false, keys[n++]);
+	key_of_conf(lines[0], 0, false, true, keys[n++]);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = i + 1; j < n; j++)
+			if (strcmp(keys[i], keys[j]) == 0)
+				fail_msg("case %zu (%s) and case %zu (%s) have one key", i,
+					 i < N_LINES ? lines[i] : "an argument", j,
+					 j < N_LINES ? lines[j] : "an argument");
+	/* and the same line twice, the same key */
+	{
+		char again[33];
+
+		key_of_conf(lines[26], 0, false, false, again);
+		assert_string_equal(again, keys[26]);
+	}
+}
+
 static void test_argument(void **state)
 {
 	const char *with[] = {"debug", "share_namespace"};
@@ -126,6 +260,21 @@ static int remove_dir(void **state)
 	return 0;
 }
 
+/* A state as a pin of alice's namespace has it, with one tmpdir instance. */
+static struct ns_share_state state_of(char *user, char **polydirs, size_t n_polydirs,
+				      struct ns_share_tmpdir *tmpdirs)
+{
+	return (struct ns_share_state){.dev = 4,
+				       .ino = 4026532175,
+				       .root_dev = 2049,
+				       .root_ino = 2,
+				       .user = user,
+				       .polydirs = polydirs,
+				       .n_polydirs = n_polydirs,
+				       .tmpdirs = tmpdirs,
+				       .n_tmpdirs = 1};
+}
+
 static void test_state_round_trip(void **state)
 {
 	int dir = ((struct tmp_dir *)*state)->fd;
@@ -133,15 +282,7 @@ static void test_state_round_trip(void **state)
 	     user[] = "alice";
 	char *polydirs[] = {p1, p2};
 	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
-	struct ns_share_state st = {.dev = 4,
-				    .ino = 4026532175,
-				    .root_dev = 2049,
-				    .root_ino = 2,
-				    .user = user,
-				    .polydirs = polydirs,
-				    .n_polydirs = 2,
-				    .tmpdirs = tmpdirs,
-				    .n_tmpdirs = 1};
+	struct ns_share_state st = state_of(user, polydirs, 2, tmpdirs);
 	struct ns_share_state back = {0};
 
 	if (geteuid() != 0)
@@ -171,6 +312,73 @@ static void test_state_round_trip(void **state)
 		close(fd);
 	}
 	assert_int_equal(ns_share_state_read(dir, "k2", &back), -EBADMSG);
+}
+
+/*
+ * Issue 31, point 13: whatever a name or path the module accepts holds, a
+ * blank, a tab, a newline, a backslash, the state reads back as written;
+ * a state of an earlier release, without escapes, reads as it was.
+ */
+static void test_state_escapes(void **state)
+{
+	int dir = ((struct tmp_dir *)*state)->fd;
+	char user[] = "ann smith\tx\ny\\040z", poly[] = "/home/ann smith", parent[] = "/srv/i n",
+	     name[] = "ann smith-\x7f\n";
+	char *polydirs[] = {poly};
+	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
+	struct ns_share_state st = state_of(user, polydirs, 1, tmpdirs);
+	struct ns_share_state back = {0};
+	char old[] = "pam_namespace-share 1\nns 4 5\nroot 6 7\nuser a\\b\npolydir /t\\mp\n";
+	char nul[] = "pam_namespace-share 1\nns 4 5\nroot 6 7\nuser a\\000b\n";
+
+	if (geteuid() != 0)
+		skip(); /* the reader refuses a state file that is not root's */
+	assert_int_equal(ns_share_state_write(dir, "k", &st), 0);
+	assert_int_equal(ns_share_state_read(dir, "k", &back), 0);
+	assert_string_equal(back.user, user);
+	assert_int_equal(back.n_polydirs, 1);
+	assert_string_equal(back.polydirs[0], poly);
+	assert_int_equal(back.n_tmpdirs, 1);
+	assert_string_equal(back.tmpdirs[0].parent, parent);
+	assert_string_equal(back.tmpdirs[0].name, name);
+	ns_share_state_free(&back);
+
+	assert_int_equal(share_state_parse(old, false, &back), 0);
+	assert_string_equal(back.user, "a\\b");
+	assert_string_equal(back.polydirs[0], "/t\\mp");
+	ns_share_state_free(&back);
+	assert_int_equal(share_state_parse(nul, false, &back), -EBADMSG);
+}
+
+/* A record is read only in the form it is written, so that the one read is the one removed. */
+static void test_record_names(void **state)
+{
+	struct ns_share_proc p = {.pid = 42, .pidfs = true, .id = 18446744073709551615ULL}, back;
+	const char *const bad[] = {"k@ 42.p1",
+				   "k@042.p1",
+				   "k@+42.p1",
+				   "k@42.p-1",
+				   "k@42.p01",
+				   "k@42.p1x",
+				   "k@42.x1",
+				   "k@0.p1",
+				   "@42.p1",
+				   "k@2147483648.p1",
+				   "k@42.p18446744073709551616"};
+	char name[128];
+	size_t klen;
+
+	assert_int_equal(share_record_name(name, sizeof(name), "a@b", &p), 0);
+	assert_string_equal(name, "a@b@42.p18446744073709551615");
+	assert_true(share_record_parse(name, &klen, &back));
+	assert_int_equal(klen, 3);
+	assert_int_equal(back.pid, 42);
+	assert_true(back.pidfs);
+	assert_true(back.id == p.id);
+	assert_true(share_record_parse("k@1.s0", &klen, &back));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (share_record_parse(bad[i], &klen, &back))
+			fail_msg("%s taken for a record", bad[i]);
 }
 
 static void test_sessions(void **state)
@@ -425,8 +633,11 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_key_selects),
+		cmocka_unit_test(test_key_every_field),
 		cmocka_unit_test(test_argument),
 		cmocka_unit_test_setup_teardown(test_state_round_trip, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_state_escapes, make_dir, remove_dir),
+		cmocka_unit_test(test_record_names),
 		cmocka_unit_test_setup_teardown(test_sessions, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_prune_every_gone_record, make_dir, remove_dir),
 		cmocka_unit_test(test_tmpdir_parent),
