@@ -167,8 +167,8 @@ def main():
         # to the other suites. Every other point runs, with ASan and UBSan
         # watching the error paths.
         os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-        print("# under the sanitizers: memory calls (%s) not failed, no leak check"
-              % " ".join(sorted(ALLOCATOR)))
+        print("PARTIAL allocator: under the sanitizers the memory calls (%s) are not failed, "
+              "and leaks not looked for" % " ".join(sorted(ALLOCATOR)))
     if os.environ.get("NS_DRIVER_VALGRIND"):
         print("SKIP: not under valgrind (the driver would run inside it, and the trace be "
               "valgrind's)")
