@@ -95,9 +95,9 @@ def worker_main(a):
         if sc.get("share") and mnt_ns("1") != mnt_ns():
             # Without a PID namespace of its own the sandbox is not where
             # process 1 is, and share_namespace pins only from there.
-            print("NOTE " + json.dumps("SKIP %s: the sandbox has no PID namespace of its own, "
-                                       "and share_namespace pins only from process 1's "
-                                       "mount namespace" % sc["name"]), flush=True)
+            print("NOT_RUN " + json.dumps(dict(
+                scenario=sc["name"], why="the sandbox has no PID namespace of its own, and "
+                "share_namespace pins only from process 1's mount namespace")), flush=True)
             continue
         w.setup(sc)
         singles, names = w.points()
@@ -143,6 +143,9 @@ def main():
     ap.add_argument("--only", action="append", help="only points whose faults mention this")
     ap.add_argument("--select", action="append", metavar="SCENARIO:CALL",
                     help="only the points of SCENARIO whose faults include the system call CALL")
+    ap.add_argument("--min-points", type=int, default=1, metavar="N",
+                    help="fail when a scenario that ran, or a --select, tried fewer than N "
+                         "points (default 1: a run of zero points proves nothing)")
     ap.add_argument("--no-double", action="store_true", help="single faults only")
     ap.add_argument("--kill", action="store_true",
                     help="kill the client with SIGKILL at each point instead of failing the call")
@@ -160,6 +163,11 @@ def main():
         return worker_main(a)
     if a.summarize:
         return summarize(a)
+    unknown = unknown_names(a)
+    if unknown:
+        print("ERROR: no such scenario: %s (there are: %s)"
+              % (" ".join(unknown), " ".join(all_scenario_names())))
+        return 1
 
     if os.geteuid() != 0:
         print("SKIP: needs root")
@@ -172,8 +180,8 @@ def main():
         # to the other suites. Every other point runs, with ASan and UBSan
         # watching the error paths.
         os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-        print("# under the sanitizers: memory calls (%s) not failed, no leak check"
-              % " ".join(sorted(ALLOCATOR)))
+        print("PARTIAL allocator: under the sanitizers the memory calls (%s) are not failed, "
+              "and leaks not looked for" % " ".join(sorted(ALLOCATOR)))
     if os.environ.get("NS_DRIVER_VALGRIND"):
         print("SKIP: not under valgrind (the driver would run inside it, and the trace be "
               "valgrind's)")
@@ -188,9 +196,13 @@ def main():
         return 77
     module = os.environ.get("NS_MODULE", "")
     ours = "pam_namespace/pam_namespace.so" in module or os.environ.get("NS_FAULTS_OURS")
+    a.ours_module = bool(ours)
     print("# module: %s" % module)
+    not_run = {}
     if not selinux_enabled():
-        print("# SKIP context, level: SELinux is not enabled on this host")
+        for sc in ("context", "level"):
+            not_run[sc] = ("SELinux is not enabled on this host (the selinux suite's VM runs "
+                           "them: selinux_faults)")
     here = os.path.dirname(os.path.abspath(__file__))
     sandbox = os.path.join(os.environ.get("NS_SOURCE_ROOT", os.path.join(here, "..", "..")),
                            "tests", "lib", "sandbox.sh")
@@ -219,16 +231,74 @@ def main():
     results, calib, errors = [], {}, []
     for i, p in enumerate(procs):
         out, err = p.communicate()
-        if parse_worker(i, out.decode(errors="replace"), results, calib, errors):
+        if parse_worker(i, out.decode(errors="replace"), results, calib, errors, not_run):
             return 77
         if p.returncode != 0:
             errors.append("worker %d exited with %d: %s" % (i, p.returncode,
                                                              err.decode(errors="replace")[-2000:]))
-    return report(a, results, calib, errors, start)
+    errors += too_few(a, results, calib, not_run)
+    return report(a, results, calib, errors, start, not_run)
 
 
-def parse_worker(i, text, results, calib, errors):
-    """A worker's lines into results, calib and errors; True if it skipped."""
+def all_scenario_names():
+    """Every scenario's name, whether or not it can run here."""
+    names = [sc["name"] for sc in scenarios(False)]
+    return names + [n for n in ("context", "level") if n not in names]
+
+
+def unknown_names(a):
+    """The names given to --scenario and --select that name no scenario."""
+    named = (a.scenario or []) + [x.split(":", 1)[0] for x in a.select or []]
+    return sorted(set(n for n in named if n not in all_scenario_names()))
+
+
+def wanted(a, name):
+    """Whether the scenario name is one this run was asked for."""
+    if a.select:
+        return name in [x.split(":", 1)[0] for x in a.select]
+    return not a.scenario or name in a.scenario
+
+
+def too_few(a, results, calib, not_run):
+    """A minimum for every sampler: each --select SCENARIO:CALL, or else each
+    scenario that ran, tried at least --min-points points, and each scenario
+    asked for ran or said why not. A renamed system call (fchown becoming
+    fchownat) or a lost scenario fails here instead of testing nothing."""
+    errors = []
+    if a.select:
+        for sel in a.select:
+            scen, call = (sel.split(":", 1) + [""])[:2]
+            if scen in not_run:
+                continue
+            n = sum(1 for r in results if r["scenario"] == scen and call in
+                    [f[0] for f in r["faults"]])
+            if n < a.min_points:
+                errors.append("--select %s tried %d points, fewer than %d: the scenario makes "
+                              "no such call between the markers (calls it makes: %s)"
+                              % (sel, n, a.min_points,
+                                 " ".join(calib.get(scen, {}).get("calls", [])) or "none"))
+        return errors
+    if a.only:
+        if len(results) < a.min_points:
+            errors.append("--only matched %d points, fewer than %d" % (len(results), a.min_points))
+        return errors
+    for name in all_scenario_names():
+        if not wanted(a, name) or name in not_run:
+            continue
+        n = sum(1 for r in results if r["scenario"] == name)
+        if name not in calib:
+            if name in [sc["name"] for sc in scenarios(not a.ours_module)]:
+                errors.append("scenario %s did not run, and no worker said why" % name)
+            elif a.scenario or a.select:
+                errors.append("scenario %s is not run for this module" % name)
+        elif n < a.min_points:
+            errors.append("scenario %s tried %d points, fewer than %d" % (name, n, a.min_points))
+    return errors
+
+
+def parse_worker(i, text, results, calib, errors, not_run):
+    """A worker's lines into results, calib, errors and not_run; True if it
+    skipped."""
     for line in text.splitlines():
         if line.startswith("RESULT "):
             results.append(json.loads(line[7:]))
@@ -237,6 +307,9 @@ def parse_worker(i, text, results, calib, errors):
             calib[c["scenario"]] = c
         elif line.startswith("NOTE ") and i == 0:
             print("# " + json.loads(line[5:]))
+        elif line.startswith("NOT_RUN "):
+            n = json.loads(line[8:])
+            not_run[n["scenario"]] = n["why"]
         elif line.startswith("BROKEN "):
             errors.append("worker %d stopped: %s" % (i, json.loads(line[7:])))
         elif line.startswith("SKIP"):
@@ -250,8 +323,8 @@ def summarize(a):
     their lines, after "WORKERS N" and up to each one's "EXIT STATUS"."""
     with open(a.summarize, errors="replace") as f:
         text = f.read()
-    results, calib, errors = [], {}, []
-    if parse_worker(0, text, results, calib, errors):
+    results, calib, errors, not_run = [], {}, [], {}
+    if parse_worker(0, text, results, calib, errors, not_run):
         return 77
     lines = text.splitlines()
     workers = [int(ln.split()[1]) for ln in lines if ln.startswith("WORKERS ")]
@@ -264,15 +337,23 @@ def summarize(a):
     elif any(x != "0" for x in exits):
         errors.append("a worker's exit status: %s" % " ".join(exits))
     other = [ln for ln in lines if ln.strip() and not ln.startswith(
-        ("RESULT ", "CALIBRATED ", "NOTE ", "WORKERS ", "EXIT "))]
+        ("RESULT ", "CALIBRATED ", "NOTE ", "NOT_RUN ", "WORKERS ", "EXIT "))]
     if other:
         errors.append("the workers printed:\n" + "\n".join(other[-40:]))
-    return report(a, results, calib, errors, None)
+    for name in calib:
+        n = sum(1 for r in results if r["scenario"] == name)
+        if n < a.min_points:
+            errors.append("scenario %s tried %d points, fewer than %d" % (name, n, a.min_points))
+    return report(a, results, calib, errors, None, not_run)
 
 
-def report(a, results, calib, errors, start):
+def report(a, results, calib, errors, start, not_run):
     for e in errors:
         print("ERROR: " + e)
+    # What did not run, for tests/run's table (tests/expected-skips).
+    for name in sorted(not_run):
+        if wanted(a, name):
+            print("PARTIAL %s: scenario %s not run: %s" % (name, name, not_run[name]))
     bad = [r for r in results if r["violations"]]
     if a.results:
         with open(a.results, "w") as f:

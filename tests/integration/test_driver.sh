@@ -26,12 +26,29 @@ sb_note "bob: no line applies, the caller's namespace is kept"
 out=$(sandbox_driver ns-driver bob -- sh -c 'readlink /proc/self/ns/mnt; ls -A1 /tmp')
 assert_eq "$caller_ns"$'\n'"real-file"$'\n'"tmp-inst" "$out" "bob's session"
 
-sb_note "the command's exit status, environment and PAM_RUSER"
+sb_note "the command's exit status and environment"
 rc=0
 sandbox_driver ns-driver alice -- sh -c 'exit 7' || rc=$?
 assert_status 7 "$rc" "the command's status"
-out=$(sandbox_driver --env NS_TEST=hello --ruser bob ns-driver alice -- sh -c 'echo "$NS_TEST"')
+out=$(sandbox_driver --env NS_TEST=hello ns-driver alice -- sh -c 'echo "$NS_TEST"')
 assert_eq hello "$out" "the PAM environment"
+
+# unmnt_remnt looks the original user up by PAM_RUSER when it is set: an
+# unknown one is refused, naming PAM_RUSER; a known one, or none (root, by
+# the real uid), opens.
+sb_note "PAM_RUSER reaches the module (unmnt_remnt's original user)"
+sandbox_pam_args unmnt_remnt
+sandbox_log_clear
+rc=0
+out=$(sandbox_driver --ruser nosuchuser ns-driver alice -- touch "$SB_OUT/ruser-ran") || rc=$?
+assert_status 67 "$rc" "--ruser nosuchuser: $out"
+assert_no_file "$SB_OUT/ruser-ran" "the command of the session with an unknown PAM_RUSER"
+assert_log_contains "unknown original user (PAM_RUSER)" "an unknown PAM_RUSER"
+out=$(sandbox_driver --ruser bob ns-driver alice -- ls -A /tmp)
+assert_eq drv-file "$out" "alice's session with PAM_RUSER bob"
+out=$(sandbox_driver ns-driver alice -- ls -A /tmp)
+assert_eq drv-file "$out" "alice's session without PAM_RUSER"
+sandbox_pam_args
 
 sb_note "a PAM configuration directory of our own (pam_start_confdir)"
 confdir=$SB_DIR/confdir

@@ -12,8 +12,11 @@
  * kernel/'s fallbacks on a kernel that has the newer calls.
  *
  * Output is TAP-like ("ok N name", "not ok N name", "# SKIP") and ends
- * with "# NAME: N passed, N failed, N skipped". Exit status: 0, 1 on any
- * failure, 77 when not root or when no mount namespace can be made.
+ * with "# NAME: N passed, N failed, N skipped". A skipped test also prints
+ * "PARTIAL name: reason", which tests/run's table shows (and fails on
+ * unless tests/expected-skips lists it): the program ran partly. Exit
+ * status: 0, 1 on any failure, 77 when not root or when no mount
+ * namespace can be made.
  */
 
 #include <stdbool.h>
@@ -26,17 +29,25 @@ struct kt_test {
 	const char *name;
 	void (*fn)(void);
 	unsigned timeout_s; /* 0: the default */
+	bool needs_filter;  /* a test of --deny's filter: run only with one */
 	const char *file;   /* tests run in the order they are written: */
 	int line;	    /* by file, then by line */
 };
 
-#define KT_TEST_TIMEOUT(n, secs)                                                                   \
+#define KT_TEST_FULL(n, secs, filter)                                                              \
 	static void n(void);                                                                       \
-	static const struct kt_test kt_desc_##n __attribute__((used, section("kt_tests"),          \
-							       aligned(sizeof(void *)))) = {       \
-		.name = #n, .fn = n, .timeout_s = (secs), .file = __FILE__, .line = __LINE__};     \
+	static const struct kt_test kt_desc_##n __attribute__((                                    \
+		used, section("kt_tests"), aligned(sizeof(void *)))) = {.name = #n,                \
+									.fn = n,                   \
+									.timeout_s = (secs),       \
+									.needs_filter = (filter),  \
+									.file = __FILE__,          \
+									.line = __LINE__};         \
 	static void n(void)
-#define KT_TEST(n) KT_TEST_TIMEOUT(n, 0)
+#define KT_TEST_TIMEOUT(n, secs) KT_TEST_FULL(n, secs, false)
+#define KT_TEST(n)		 KT_TEST_FULL(n, 0, false)
+/* A test of the --deny filter itself: not run (nor counted) without one. */
+#define KT_TEST_FILTER(n) KT_TEST_FULL(n, 0, true)
 
 /* Fail the running test (the child exits); never returns. */
 __attribute__((noreturn, format(printf, 3, 4))) void kt_fail(const char *file, int line,

@@ -80,7 +80,7 @@ KT_TEST(features_match_the_filter)
 }
 
 /* The filter itself: the denied calls answer ENOSYS, as on a kernel without them. */
-KT_TEST(filter_answers_enosys)
+KT_TEST_FILTER(filter_answers_enosys)
 {
 	static const struct {
 		const char *name;
@@ -89,8 +89,6 @@ KT_TEST(filter_answers_enosys)
 		     {"fsconfig", 431},	     {"fsmount", 432},	  {"openat2", 437},
 		     {"mount_setattr", 442}, {"statx", SYS_statx}};
 
-	if (!kt_any_denied())
-		kt_skip("no filter in this run");
 	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
 		long r = syscall(calls[i].nr, -1, NULL, 0, 0, 0);
 		int e = errno;

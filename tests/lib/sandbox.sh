@@ -73,6 +73,16 @@ skip() {
 	exit 77
 }
 
+# partial PART WHY: this run leaves PART of the test out, and says so in a
+# line tests/run's table shows for the test (tests/expected-skips lists the
+# parts this machine may leave out; any other fails the run). The test goes
+# on with the rest.
+partial() {
+	local part=$1
+	shift
+	printf 'PARTIAL %s: %s\n' "$part" "$*"
+}
+
 # ---------------------------------------------------------------- assertions
 
 # assert_eq EXPECTED ACTUAL [WHAT]

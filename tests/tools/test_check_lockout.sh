@@ -94,7 +94,9 @@ chmod 0757 /etc/security/namespace.init
 found_then_refused "init writable by others" \
 	"$conf:1: error: init script /etc/security/namespace.init (owner root, group root, mode 0757) must be a regular file owned by root and not writable by group or others"
 sb_note "... reported once, though both lines run it"
-out=$("$check" 2>&1) || true
+rc=0
+out=$("$check" 2>&1) || rc=$?
+assert_status 1 "$rc" "the check with the script writable by others: $out"
 assert_eq 1 "$(grep -c 'namespace.init' <<<"$out")" "one diagnostic for the script: $out"
 chmod 0755 /etc/security/namespace.init
 fine "an executable namespace.init"
@@ -184,7 +186,11 @@ for p in "$src"/README.md "$src"/conf/namespace.conf "$src"/debian/README.Debian
 	while IFS= read -r l; do
 		n=$((n + 1))
 		sandbox_conf "$l"
-		out=$("$check" 2>&1) || true
+		# 0, or 1 for what the line needs on disk (its instance parent):
+		# anything else (a crash, a usage error) fails.
+		rc=0
+		out=$("$check" 2>&1) || rc=$?
+		[[ $rc == 0 || $rc == 1 ]] || fail "$f: the check exited $rc on the example line [$l]: $out"
 		assert_not_contains "$out" "unknown" "$f: the example line [$l]"
 	done < <(awk '{ l = $0; sub(/^[#\t ]*/, "", l); k = split(l, a, /[ \t]+/)
 		if ((a[1] ~ /^\// || a[1] ~ /^\$HOME/) && k >= 4 &&

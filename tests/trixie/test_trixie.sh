@@ -145,6 +145,9 @@ meson test -C build --suite unit --suite kernel --suite security --suite integra
 	--print-errorlogs >suites.log 2>&1 || rc=$?
 grep -E "^ *[0-9]+/[0-9]+ " suites.log | grep -vE " OK " || true
 grep -E "^(Ok|Fail|Skipped|Timeout):" suites.log
+# What the tests in the root skipped or left out, as partial results of
+# this test: the table of tests/run shows them, tests/expected-skips lists them.
+python3 tests/lib/results.py --relay trixie: build/meson-logs/testlog.json
 [[ ${rc:-0} == 0 ]] || {
 	python3 -c "import json
 for d in map(json.loads, open(\"build/meson-logs/testlog.json\")):
