@@ -208,8 +208,21 @@ int kn_stat_trusted_path(const char *path, char **ret_real, struct stat *ret_st)
  */
 int kn_dir_each(int dirfd, int (*fn)(const char *name, void *ud), void *ud);
 
-/* Remove name under dirfd recursively, never following symlinks or crossing mounts. */
-int kn_remove_tree(int dirfd, const char *name);
+/* --- removing a tree (remove.c) --- */
+
+/* A deadline for kn_remove_tree: ms milliseconds from now, on CLOCK_MONOTONIC. */
+uint64_t kn_deadline_after_ms(unsigned ms);
+
+/*
+ * Remove name under dirfd and everything below it, never following a
+ * symlink or crossing a mount, each unlink, rmdir and rename as the owner
+ * of the directory it changes. Any depth and width; iterative, with a
+ * bounded number of descriptors. Stops at deadline (kn_deadline_after_ms)
+ * with -ETIMEDOUT, leaving what is left in place, also while the tree's
+ * owner keeps changing it. -EBUSY: a mount below is left; -ELOOP,
+ * -ENOTDIR: name is not a directory.
+ */
+int kn_remove_tree(int dirfd, const char *name, uint64_t deadline);
 
 /* Whether the directory is root-owned and not writable by group or others. */
 int kn_fd_is_trusted(int fd, bool allow_sticky);

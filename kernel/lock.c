@@ -28,11 +28,12 @@
 #include <time.h>
 
 #include "kernel.h"
+#include "sys.h"
 
 #define KN_FLOCK_FIRST_NS 1000000LL  /* 1 ms */
 #define KN_FLOCK_MAX_NS	  32000000LL /* 32 ms */
 
-static long long now_ns(void)
+long long kn_now_ns(void)
 {
 	struct timespec ts;
 
@@ -47,7 +48,7 @@ int kn_flock_timeout(int fd, int op, unsigned timeout_ms)
 
 	if (op != LOCK_EX && op != LOCK_SH)
 		return -EINVAL;
-	deadline = now_ns() + (long long)timeout_ms * 1000000LL;
+	deadline = kn_now_ns() + (long long)timeout_ms * 1000000LL;
 	for (;;) {
 		struct timespec ts;
 		long long left;
@@ -57,7 +58,7 @@ int kn_flock_timeout(int fd, int op, unsigned timeout_ms)
 		/* EINTR too is retried within the deadline, never past it */
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		left = deadline - now_ns();
+		left = deadline - kn_now_ns();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (step > left)

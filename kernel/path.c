@@ -93,7 +93,7 @@ int kn_fd_is_trusted(int fd, bool allow_sticky)
 }
 
 /* Opening with O_DIRECTORY|O_NOFOLLOW fails alike for links and files: tell them apart. */
-static int not_a_dir_error(int dirfd, const char *name, int err)
+int kn_not_a_dir_error(int dirfd, const char *name, int err)
 {
 	struct stat st;
 
@@ -109,7 +109,7 @@ int kn_open_child_dir(int dirfd, const char *name)
 	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd < 0)
-		return not_a_dir_error(dirfd, name, errno);
+		return kn_not_a_dir_error(dirfd, name, errno);
 	return fd;
 }
 
@@ -520,7 +520,7 @@ int kn_mkdir_staged(int dirfd, mode_t mode, uid_t uid, gid_t gid, char **ret_sta
 	}
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		r = not_a_dir_error(dirfd, name, errno);
+		r = kn_not_a_dir_error(dirfd, name, errno);
 		fsid_restore(&ids);
 		/* A link or file raced in is someone else's: only our own failure undoes. */
 		if (r == -ELOOP || r == -ENOTDIR)
@@ -673,7 +673,7 @@ fail:
  * cannot tell a bind mount of the same filesystem from a plain directory;
  * the mount ID can: from statx (5.8), else from fdinfo (3.15).
  */
-static uint64_t mount_id_of(int fd)
+uint64_t kn_mount_id_of(int fd)
 {
 	char path[KN_PROC_PATH_MAX], line[128];
 	uint64_t id = 0;
@@ -732,137 +732,4 @@ int kn_dir_each(int dirfd, int (*fn)(const char *name, void *ud), void *ud)
 				return r;
 		}
 	}
-}
-
-static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth);
-
-/* Remove one entry of a directory being removed; gone already is fine. */
-static int remove_entry_once(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
-{
-	struct fsid_saved ids;
-	struct stat st;
-	uint64_t cid;
-	int cfd, r, k;
-
-	/*
-	 * Whatever is not a directory goes first, without a stat before it:
-	 * unlink never follows, and once one of two names being exchanged
-	 * is gone the owner cannot exchange them any more.
-	 */
-	ids = as_owner_of(dfd);
-	r = unlinkat(dfd, name, 0) < 0 ? -errno : 0;
-	fsid_restore(&ids);
-	if (r == 0 || r == -ENOENT)
-		return 0;
-	if (r != -EISDIR)
-		return r;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	if (!S_ISDIR(st.st_mode))
-		return -EISDIR; /* it changed again: look once more */
-	/* Something is mounted here: never remove across a mount. */
-	if (st.st_dev != dev)
-		return -EBUSY;
-	cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOATIME);
-	if (cfd < 0)
-		cfd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (cfd < 0)
-		return errno == ENOENT ? 0 : not_a_dir_error(dfd, name, errno);
-	cid = mnt_id ? mount_id_of(cfd) : 0;
-	if (cid != 0 && cid != mnt_id) {
-		/* A bind mount of this same filesystem: as above. */
-		close(cfd);
-		return -EBUSY;
-	}
-	r = remove_contents(cfd, dev, mnt_id, depth + 1);
-	k = kn_remove_child_dir(dfd, name);
-	if (k < 0 && k != -ENOENT && r == 0)
-		r = k;
-	return r;
-}
-
-/*
- * The entry's owner may swap a directory and a symlink under its name
- * while we work: the type then changed between the stat and the call,
- * which shows as ELOOP, ENOTDIR or EISDIR, and the entry is looked at again
- * (a bounded number of times). Nothing is ever followed either way.
- */
-static int remove_entry(int dfd, const char *name, dev_t dev, uint64_t mnt_id, unsigned depth)
-{
-	int r;
-
-	for (int attempt = 0; attempt < 64; attempt++) {
-		r = remove_entry_once(dfd, name, dev, mnt_id, depth);
-		if (r != -ELOOP && r != -ENOTDIR && r != -EISDIR)
-			break;
-	}
-	return r;
-}
-
-static int remove_contents(int dfd, dev_t dev, uint64_t mnt_id, unsigned depth)
-{
-	DIR *d;
-	struct dirent *de;
-	int r = 0;
-
-	if (depth > 256) {
-		close(dfd);
-		return -ELOOP;
-	}
-	d = fdopendir(dfd);
-	if (!d) {
-		r = -errno;
-		close(dfd);
-		return r;
-	}
-	while ((errno = 0, de = readdir(d))) {
-		int k;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		k = remove_entry(dirfd(d), de->d_name, dev, mnt_id, depth);
-		if (k < 0 && r == 0)
-			r = k;
-	}
-	if (errno && r == 0)
-		r = -errno;
-	closedir(d);
-	return r;
-}
-
-int kn_remove_tree(int dirfd, const char *name)
-{
-	struct stat st;
-	uint64_t mnt_id;
-	int fd, r, k;
-
-	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return not_a_dir_error(dirfd, name, errno);
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	mnt_id = mount_id_of(fd);
-	/* What the owner moved back in while a pass ran is left to the next one. */
-	for (int pass = 0;; pass++) {
-		int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-		if (dfd < 0) {
-			r = -errno;
-			break;
-		}
-		r = remove_contents(dfd, st.st_dev, mnt_id, 0);
-		k = kn_remove_child_dir(dirfd, name);
-		if (k == 0)
-			r = 0;
-		if (k != -ENOTEMPTY || pass == 7) {
-			if (k < 0 && r == 0)
-				r = k;
-			break;
-		}
-	}
-	close(fd);
-	return r;
 }

@@ -108,6 +108,16 @@ struct kn_mount_attr {
 #define KN_PROC_PATH_MAX 64
 void kn_thread_self_path(char buf[KN_PROC_PATH_MAX], const char *rest);
 
+/* Internal to kernel/ (path.c): the ID of the mount fd is on, 0 if it cannot be had. */
+uint64_t kn_mount_id_of(int fd);
+/*
+ * Internal (path.c): opening name with O_DIRECTORY|O_NOFOLLOW failed with
+ * err; -ELOOP for a link, -ENOTDIR for another non-directory, else -err.
+ */
+int kn_not_a_dir_error(int dirfd, const char *name, int err);
+/* Internal (lock.c): CLOCK_MONOTONIC in nanoseconds. */
+long long kn_now_ns(void);
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif

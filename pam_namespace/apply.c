@@ -418,20 +418,25 @@ rollback:
 static int close_failed(struct ns_failure *fail, int r, const char *what, const char *path, int k,
 			ns_apply_log_fn log, void *log_userdata)
 {
+	const char *why = k == -ETIMEDOUT ? NS_REMOVE_LEFT : strerror(-k);
+
 	if (r < 0) {
 		if (log)
-			log(log_userdata, false, "%s %s: %s", what, path, strerror(-k));
+			log(log_userdata, false, "%s %s: %s", what, path, why);
 		return r;
 	}
 	fail->what = what;
 	fail->path = strdup(path);
-	fail->error = k;
+	fail->error = k == -ETIMEDOUT ? 0 : k;
+	fail->detail = k == -ETIMEDOUT ? strdup(why) : NULL;
 	return k;
 }
 
 int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail,
 		     ns_apply_log_fn log, void *log_userdata)
 {
+	/* One bound for the whole close, however many tmpdir lines (SPEC 7). */
+	uint64_t deadline = kn_deadline_after_ms(NS_REMOVE_BOUND_MS);
 	int r = 0, k;
 
 	*fail = (struct ns_failure){0};
@@ -445,7 +450,7 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
 	for (size_t i = 0; i < sess->n_tmpdirs; i++) {
 		struct ns_tmpdir *t = &sess->tmpdirs[i];
 
-		k = kn_remove_tree(t->parent_fd, t->name);
+		k = kn_remove_tree(t->parent_fd, t->name, deadline);
 		if (k < 0 && k != -ENOENT)
 			r = close_failed(fail, r, "removing the tmpdir instance", t->path, k, log,
 					 log_userdata);

@@ -102,6 +102,16 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	     struct ns_failure *fail, ns_apply_log_fn log, void *log_userdata);
 
 /*
+ * Root's time to remove the tmpdir instances of one close, or of one share
+ * drop (pam_namespace(8)): past it, what is left stays, is logged once with
+ * NS_REMOVE_LEFT, and is removed by pam_namespace_helper at the next boot.
+ */
+#define NS_REMOVE_BOUND_MS 5000
+#define NS_REMOVE_LEFT                                                                             \
+	"not removed within 5 seconds (a tree too large, or changing meanwhile): left in "         \
+	"place for pam_namespace_helper to remove at the next boot"
+
+/*
  * Close: unmount polydirs when asked, remove tmpdir instances. Returns the
  * first error, in fail; each later one is logged (log may be NULL).
  */

@@ -637,7 +637,10 @@ int ns_share_pin_open_pid1(uid_t uid, const char *key)
 static void drop_left(ns_apply_log_fn log, void *ud, const char *what, const char *dir,
 		      const char *sep, const char *name, int error)
 {
-	if (log)
+	if (log && error == -ETIMEDOUT)
+		log(ud, false, "share_namespace: %s %s%s%s %s", what, dir, sep, name,
+		    NS_REMOVE_LEFT);
+	else if (log)
 		log(ud, false, "share_namespace: cannot remove %s %s%s%s (%s): left", what, dir,
 		    sep, name, strerror(-error));
 }
@@ -647,6 +650,7 @@ int ns_share_drop_from(int dir_fd, const char *base, const struct ns_share_state
 {
 	char *pin = share_file_name(base, ".ns"), *state = share_file_name(base, ".state");
 	const char *dir = where ? where : NS_SHARE_DIR;
+	uint64_t deadline = kn_deadline_after_ms(NS_REMOVE_BOUND_MS);
 	int r = 0, k;
 
 	if (!pin || !state) {
@@ -671,7 +675,7 @@ int ns_share_drop_from(int dir_fd, const char *base, const struct ns_share_state
 		if (pfd >= 0) {
 			k = fstat(pfd, &ps) < 0 ? -errno
 			    : ps.st_uid != 0	? -EPERM
-						: kn_remove_tree(pfd, st->tmpdirs[i].name);
+					     : kn_remove_tree(pfd, st->tmpdirs[i].name, deadline);
 			close(pfd);
 		} else {
 			k = pfd;

@@ -20,6 +20,7 @@
 
 #include "args.h"
 #include "config.h"
+#include "helper-tmpdirs.h"
 #include "kernel.h"
 #include "ns-build.h"
 #include "plan.h"
@@ -32,6 +33,8 @@
 #endif
 
 static bool verbose, dry_run;
+/* Seconds a tmpdir instance must be unchanged before it is removed (--tmpdir-age). */
+static unsigned tmpdir_age = 60;
 
 static void report(void *userdata, enum ns_severity sev, const char *file, unsigned line,
 		   unsigned column, const char *message)
@@ -318,22 +321,62 @@ static int check_shares(const struct ns_rule *r)
 	return failed ? -EPERM : 0;
 }
 
+/*
+ * The tmpdir instances under parent that no session uses are removed, where
+ * every line whose instances are under parent is a tmpdir line: another
+ * method's instance (a user's, kept between sessions) could have a name
+ * like a tmpdir instance's. One bound for the whole run (HELPER_REMOVE_MS).
+ */
+#define HELPER_REMOVE_MS 60000
+static int remove_stale(const struct ns_config *cfg, const struct ns_rule *r, const char *parent,
+			uint64_t deadline)
+{
+	const char *prefix = strrchr(r->instance_prefix, '/') + 1;
+	int k;
+
+	for (size_t i = 0; i < cfg->n_rules; i++) {
+		char *other;
+		bool same;
+
+		if (cfg->rules[i].method == NS_METHOD_TMPDIR ||
+		    cfg->rules[i].method == NS_METHOD_TMPFS)
+			continue;
+		other = instance_parent(&cfg->rules[i]);
+		same = other && strcmp(other, parent) == 0;
+		free(other);
+		if (same) {
+			if (verbose)
+				printf("%s: other methods' instances are here too: no tmpdir "
+				       "instance "
+				       "is removed\n",
+				       parent);
+			return 0;
+		}
+	}
+	k = ck_remove_stale_tmpdirs(parent, prefix, tmpdir_age, dry_run, deadline);
+	if (k < 0)
+		complain(r, "cannot remove the stale tmpdir instances of", parent, k);
+	return k;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: pam_namespace_helper [--config FILE] [--confdir DIR] [--config-dir DIR]\n"
-		"                            [--verbose] [--dry-run]\n"
+		"                            [--tmpdir-age SECONDS] [--verbose] [--dry-run]\n"
 		"Creates the missing instance parents of every configured line,\n"
-		"owned by root with mode 000, and checks their share= directories.\n");
+		"owned by root with mode 000, checks their share= directories, and\n"
+		"removes the tmpdir instances that no session uses.\n");
 }
 
 int main(int argc, char **argv)
 {
-	enum { OPT_CONFIG_DIR = 0x100 };
+	enum { OPT_CONFIG_DIR = 0x100, OPT_TMPDIR_AGE };
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
 		{"confdir", required_argument, NULL, 'd'},
 		{"config-dir", required_argument, NULL, OPT_CONFIG_DIR},
+		{"tmpdir-age", required_argument, NULL, OPT_TMPDIR_AGE},
 		{"verbose", no_argument, NULL, 'v'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"help", no_argument, NULL, 'h'},
@@ -347,6 +390,7 @@ int main(int argc, char **argv)
 	const char *main_file = NULL, *conf_d = NULL;
 	char **done = NULL;
 	size_t n_done = 0;
+	uint64_t deadline;
 	int c, r, failed = 0;
 
 	while ((c = getopt_long(argc, argv, "c:d:vnhV", options, NULL)) != -1) {
@@ -365,6 +409,18 @@ int main(int argc, char **argv)
 			}
 			args.config_dir = optarg;
 			break;
+		case OPT_TMPDIR_AGE: {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || v > 31536000) {
+				fprintf(stderr,
+					"pam_namespace_helper: --tmpdir-age wants seconds\n");
+				return 2;
+			}
+			tmpdir_age = (unsigned)v;
+			break;
+		}
 		case 'v':
 			verbose = true;
 			break;
@@ -404,6 +460,7 @@ int main(int argc, char **argv)
 		setup.paths.conf_d = conf_d;
 		setup.paths.no_vendor = true;
 	}
+	deadline = kn_deadline_after_ms(HELPER_REMOVE_MS);
 	r = ns_config_load(&cfg, &setup.paths, setup.config_flags, &diag);
 	if (r < 0 || diag.n_errors)
 		failed = 1;
@@ -434,6 +491,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (ensure_parent(rule, parent) < 0)
+			failed = 1;
+		else if (rule->method == NS_METHOD_TMPDIR &&
+			 remove_stale(&cfg, rule, parent, deadline) < 0)
 			failed = 1;
 		d = realloc(done, (n_done + 1) * sizeof(*done));
 		if (!d) {
