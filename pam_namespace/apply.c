@@ -212,6 +212,17 @@ out:
 }
 
 /*
+ * The last resort of every working-directory step. "/" is always there to
+ * enter; were it refused, nothing better is left, and the directory the
+ * process has stays.
+ */
+static void chdir_root(void)
+{
+	if (chdir("/") < 0)
+		return;
+}
+
+/*
  * Before the original user's instance is unmounted (unmnt_remnt), a working
  * directory inside it moves to the polydir's parent, where Linux-PAM puts
  * it too; otherwise it would be left in a detached tree. Inside means by
@@ -233,9 +244,9 @@ static void leave_polydir(const char *polydir)
 			else if (slash)
 				*slash = '\0';
 			if (chdir(parent) < 0)
-				(void)chdir("/");
+				chdir_root();
 		} else {
-			(void)chdir("/");
+			chdir_root();
 		}
 		free(parent);
 	}
@@ -293,7 +304,7 @@ void ns_cwd_restore(const struct ns_cwd *cwd)
 	}
 	if (cwd->path && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
 		return;
-	(void)chdir("/");
+	chdir_root();
 }
 
 void ns_cwd_free(struct ns_cwd *cwd)

@@ -460,7 +460,9 @@ static pid_t hold_session(const char *service, const char *user, int *ret_fd)
 			_exit(1);
 		if (write(up[1], "x", 1) != 1)
 			_exit(1);
-		(void)read(go[0], &c, 1);
+		/* The parent's word, or its end (EOF): either way, close. */
+		if (read(go[0], &c, 1) < 0)
+			c = 0;
 		r = pam_close_session(pamh, 0);
 		pam_end(pamh, r);
 		_exit(r == PAM_SUCCESS ? 0 : 1);
