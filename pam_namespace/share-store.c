@@ -2,9 +2,10 @@
 /*
  * share_namespace's pin store (share.h): the instance key that names a
  * pin, the state file written beside it (its format and what the pinned
- * namespace holds), opening a pin against that state, and dropping a pin
- * with its tmpdir instances. No locking here: callers hold the user's lock
- * (share-records.c).
+ * namespace holds) and the names of the session records, opening a pin
+ * against that state (also where process 1's namespace holds it), and
+ * dropping a pin with its tmpdir instances. No locking here: callers hold
+ * the user's lock (share-records.c), or only read.
  */
 #include <ctype.h>
 #include <errno.h>
