@@ -2,9 +2,10 @@
 /*
  * share_namespace's pin store (share.h): the instance key that names a
  * pin, the state file written beside it (its format and what the pinned
- * namespace holds), opening a pin against that state, and dropping a pin
- * with its tmpdir instances. No locking here: callers hold the user's lock
- * (share-records.c).
+ * namespace holds) and the names of the session records, opening a pin
+ * against that state (also where process 1's namespace holds it), and
+ * dropping a pin with its tmpdir instances. No locking here: callers hold
+ * the user's lock (share-records.c), or only read.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -209,12 +210,22 @@ void ns_share_state_free(struct ns_share_state *st)
 	*st = (struct ns_share_state){0};
 }
 
+/*
+ * The bytes state_put() writes as they are, by value: the locale of the
+ * process reading (isspace() and iscntrl() take 0x85 or 0xa0 for a blank
+ * or a control in some) must not refuse what the writer wrote.
+ */
+static bool plain_byte(unsigned char c)
+{
+	return c > ' ' && c != 0x7f;
+}
+
 static bool word_ok(const char *s)
 {
 	if (!s || !*s)
 		return false;
 	for (; *s; s++)
-		if (isspace((unsigned char)*s) || iscntrl((unsigned char)*s))
+		if (!plain_byte((unsigned char)*s))
 			return false;
 	return true;
 }
@@ -232,7 +243,7 @@ static bool word_ok(const char *s)
 static void state_put(FILE *f, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p <= ' ' || *p == 0x7f || *p == '\\')
+		if (!plain_byte(*p) || *p == '\\')
 			fprintf(f, "\\%03o", *p);
 		else
 			fputc(*p, f);

@@ -322,8 +322,8 @@ static void test_state_round_trip(void **state)
 static void test_state_escapes(void **state)
 {
 	int dir = ((struct tmp_dir *)*state)->fd;
-	char user[] = "ann smith\tx\ny\\040z", poly[] = "/home/ann smith", parent[] = "/srv/i n",
-	     name[] = "ann smith-\x7f\n";
+	char user[] = "ann smith\tx\ny\\040z\x85\xa0", poly[] = "/home/ann smith",
+	     parent[] = "/srv/i n", name[] = "ann smith-\x7f\n";
 	char *polydirs[] = {poly};
 	struct ns_share_tmpdir tmpdirs[] = {{.parent = parent, .name = name}};
 	struct ns_share_state st = state_of(user, polydirs, 1, tmpdirs);
