@@ -319,6 +319,13 @@ int kn_remove_tree(int dirfd, const char *name, uint64_t deadline)
 		close(fd);
 		return r;
 	}
+	/* A top of hers (a tmpdir of a polydir she owns) she may have made 0500 too. */
+	if (st.st_uid != 0 && (st.st_mode & 0700) != 0700 &&
+	    fchmod(fd, (st.st_mode & 07777) | 0700) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(fd);

@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <libmount.h>
@@ -521,6 +522,21 @@ static int prune_records(const char *user, int dir_fd, uid_t uid, unsigned timeo
 	return 0;
 }
 
+/* What a drop leaves (a tmpdir instance not removed in its time): one line naming it. */
+static void drop_log(void *userdata, bool debug, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)userdata;
+	if (debug)
+		return;
+	fputs("pam_namespace_check: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 /* Drop the pin p, the user's lock held: 0, or 1 if it was kept or could not be dropped. */
 static int drop_one(const char *user, const struct pin *p, bool force)
 {
@@ -555,8 +571,10 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 		printf("; dropped %zu stale); --force drops it\n", stale);
 		ret = 1;
 	} else {
-		r = ns_share_drop(p->udir, p->key, &st, true);
-		if (r < 0) {
+		r = ns_share_drop_from(p->udir, p->key, &st, true, NULL, NULL, drop_log, NULL);
+		if (r == -ETIMEDOUT) {
+			ret = 1; /* drop_log named what is left */
+		} else if (r < 0) {
 			fprintf(stderr, "pam_namespace_check: dropping %s/%u/%s: %s\n",
 				NS_SHARE_DIR, p->uid, p->key, strerror(-r));
 			ret = 1;

@@ -407,7 +407,7 @@ KT_TEST(remove_tree_deep)
 /*
  * Past the old walk's depth limit (256), whose -ELOOP every level above took
  * for a race and retried 64 times: a user's chain of 5,000 directories, some
- * of them left unwritable (0500) by her, with files, FIFOs and a link out at
+ * of them and the top left unwritable (0500) by her, with files, FIFOs and a link out at
  * the bottom, goes in linear time; the link's target stays.
  */
 KT_TEST(remove_tree_any_depth)
@@ -438,6 +438,9 @@ KT_TEST(remove_tree_any_depth)
 	}
 	KT_ASSERT_OK(symlinkat(KT_DIR "/outside", fd, "out"));
 	close(fd);
+	/* Her own top too, left unwritable. */
+	KT_ASSERT_OK(chown(KT_DIR "/t", 1000, 1000));
+	KT_ASSERT_OK(chmod(KT_DIR "/t", 0500));
 	t0 = kt_now_us();
 	KT_ASSERT_KN(kn_remove_tree(dfd, "t", kn_deadline_after_ms(60000)), 0);
 	printf("# 5,000 levels removed in %.3f s\n", (double)(kt_now_us() - t0) / 1e6);

@@ -42,6 +42,7 @@ layout() {
 	sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
 	install -d -m 1777 /tmp/tmp-inst/alice /tmp/tmp-inst/bob /var/tmp/tmp-inst/alice
 	touch -d '20 days ago' /tmp/tmp-inst/alice/old /tmp/old-in-real-tmp
+	touch -d '40 days ago' /var/tmp/old-in-real-var-tmp
 	touch /tmp/tmp-inst/alice/new
 	install -d -m 0755 /tmp/tmp-inst/alice/olddir
 	touch -d '20 days ago' /var/tmp/tmp-inst/alice/twenty-days
@@ -67,6 +68,7 @@ sb_note "with the snippet: contents age, parents and instances stay"
 layout
 clean "$SB_DIR/tmp.conf" "$SB_DIR/pam_namespace.conf"
 assert_no_file /tmp/old-in-real-tmp
+assert_no_file /var/tmp/old-in-real-var-tmp "an old file in /var/tmp, with the snippet"
 assert_eq "./alice ./alice/new ./bob " "$(left /tmp/tmp-inst)" "what is left in /tmp/tmp-inst"
 assert_eq "./alice ./alice/twenty-days " "$(left /var/tmp/tmp-inst)" "what is left in /var/tmp/tmp-inst"
 assert_eq "0 root" "$(stat -c '%a %U' /tmp/tmp-inst)" "the /tmp instance parent"
