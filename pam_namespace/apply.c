@@ -74,7 +74,9 @@ int apply_remember_made(struct apply_ctx *c, int parent_fd, const char *name, co
 /*
  * Undo in reverse order; an instance is removed only if still empty. One
  * that cannot be removed is said so: the attempt has failed already, and
- * this is the only trace of what it left.
+ * this is the only trace of what it left. An instance is on this list only
+ * where the attempt made it under its parent's lock, still held here, so
+ * that no other session can have mounted it (apply_open_instance).
  */
 static void undo_made(struct apply_ctx *c, bool remove)
 {
@@ -369,6 +371,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	ns_cwd_restore(&cwd);
 	ns_cwd_free(&cwd);
 	undo_made(&c, false);
+	apply_unlock_all(&c);
 	kn_dir_close(&c.root);
 	kn_ns_saved_close(&own);
 	*sess = c.sess;
@@ -408,6 +411,7 @@ rollback:
 	}
 	ns_cwd_free(&cwd);
 	undo_made(&c, true);
+	apply_unlock_all(&c);
 	ns_session_free(&c.sess);
 	kn_dir_close(&c.root);
 	kn_ns_saved_close(&own);
