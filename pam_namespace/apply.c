@@ -252,6 +252,7 @@ void ns_cwd_save(struct ns_cwd *ret)
 	if (stat(".", &st) < 0)
 		return;
 	ret->path = getcwd(NULL, 0);
+	ret->held = true;
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
 }
@@ -293,7 +294,7 @@ void ns_cwd_restore(const struct ns_cwd *cwd)
 		if (k == 0)
 			return;
 	}
-	if (cwd->path && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
+	if (cwd->held && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
 		return;
 	(void)chdir("/");
 }

@@ -209,10 +209,11 @@ static int add_tmpdir(struct apply_ctx *c, int pfd, const char *parent, const ch
  * drops at once. A session that finds an instance therefore finds one its
  * maker has committed, or finds none after its maker's rollback and makes
  * a new one (with the init script told so). The parent is root's, mode
- * 000: no user can take its lock. Only first logins take it exclusively,
- * and the wait is bounded (the init timeout and 5 s): past it the session
- * goes on without the lock, logs it, and an instance it then makes is
- * never removed by its rollback, since another session may use it.
+ * 000: no user can take its lock (one others may read is not locked).
+ * Only first logins take it exclusively, and the wait is bounded (the init
+ * timeout and 5 s): past it the session goes on without the lock, logs
+ * it, and an instance it then makes is never removed by its rollback,
+ * since another session may use it.
  */
 static unsigned lock_wait_ms(const struct apply_ctx *c)
 {
@@ -271,6 +272,13 @@ static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry 
 	*ret_owned = false;
 	if (fstat(pfd, &st) < 0)
 		return -errno;
+	/*
+	 * A parent others may open (ignore_instance_parent_mode) is not
+	 * locked: a user could hold its lock and make every login wait. Its
+	 * instances are then never removed by a rollback.
+	 */
+	if (st.st_uid != 0 || (st.st_mode & (S_IRGRP | S_IROTH)))
+		return kn_open_child_dir(pfd, e->instance_name);
 	if (lock_held(c, &st)) {
 		*ret_owned = true;
 		return kn_open_child_dir(pfd, e->instance_name);
