@@ -74,7 +74,9 @@ int apply_remember_made(struct apply_ctx *c, int parent_fd, const char *name, co
 /*
  * Undo in reverse order; an instance is removed only if still empty. One
  * that cannot be removed is said so: the attempt has failed already, and
- * this is the only trace of what it left.
+ * this is the only trace of what it left. An instance is on this list only
+ * where the attempt made it under its parent's lock, still held here, so
+ * that no other session can have mounted it (apply_open_instance).
  */
 static void undo_made(struct apply_ctx *c, bool remove)
 {
@@ -261,6 +263,7 @@ void ns_cwd_save(struct ns_cwd *ret)
 	if (stat(".", &st) < 0)
 		return;
 	ret->path = getcwd(NULL, 0);
+	ret->held = true;
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
 }
@@ -302,7 +305,7 @@ void ns_cwd_restore(const struct ns_cwd *cwd)
 		if (k == 0)
 			return;
 	}
-	if (cwd->path && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
+	if (cwd->held && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
 		return;
 	chdir_root();
 }
@@ -380,6 +383,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	ns_cwd_restore(&cwd);
 	ns_cwd_free(&cwd);
 	undo_made(&c, false);
+	apply_unlock_all(&c);
 	kn_dir_close(&c.root);
 	kn_ns_saved_close(&own);
 	*sess = c.sess;
@@ -419,6 +423,7 @@ rollback:
 	}
 	ns_cwd_free(&cwd);
 	undo_made(&c, true);
+	apply_unlock_all(&c);
 	ns_session_free(&c.sess);
 	kn_dir_close(&c.root);
 	kn_ns_saved_close(&own);

@@ -124,7 +124,8 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
  * says how) by both plain and shared sessions.
  */
 struct ns_cwd {
-	char *path; /* NULL: none to go back to */
+	char *path; /* NULL: no name to walk again */
+	bool held;  /* dev and ino are the directory's */
 	dev_t dev;
 	ino_t ino;
 };

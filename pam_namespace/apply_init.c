@@ -109,7 +109,7 @@ static _Noreturn void child_fail(int report_fd, int stage)
  */
 static void child_close_fds(int keep, int max_fd)
 {
-	if (syscall(SYS_close_range, 3, keep - 1, 0) == 0 &&
+	if ((keep == 3 || syscall(SYS_close_range, 3, keep - 1, 0) == 0) &&
 	    syscall(SYS_close_range, keep + 1, ~0U, 0) == 0)
 		return;
 	for (int fd = 3; fd < max_fd; fd++)
@@ -137,7 +137,8 @@ static _Noreturn void child_exec(const char *script, const char *const argv[], c
 
 	if (syscall(SYS_setresgid, gid, gid, gid) < 0 || syscall(SYS_setresuid, uid, uid, uid) < 0)
 		child_fail(report_fd, SPAWN_CRED);
-	if (devnull >= 0 && devnull != 0 && dup2(devnull, 0) < 0)
+	/* dup2 clears close-on-exec; /dev/null opened as 0 (0 was closed) keeps it. */
+	if (devnull == 0 ? fcntl(0, F_SETFD, 0) < 0 : dup2(devnull, 0) < 0)
 		child_fail(report_fd, SPAWN_EXEC);
 	child_close_fds(report_fd, max_fd);
 	for (int s = 1; s < NSIG; s++)
@@ -190,6 +191,20 @@ static pid_t spawn_script(const char *script, const char *const argv[], char *co
 			close(devnull);
 		ns_selinux_exec_restore(saved_con);
 		return r;
+	}
+	/* A caller with 0-2 closed: the report pipe must not be where stdin goes. */
+	if (pipefd[1] < 3) {
+		int moved = fcntl(pipefd[1], F_DUPFD_CLOEXEC, 3);
+
+		close(pipefd[1]);
+		pipefd[1] = moved;
+		if (moved < 0) {
+			r = -errno;
+			close(pipefd[0]);
+			close(devnull);
+			ns_selinux_exec_restore(saved_con);
+			return r;
+		}
 	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -194,6 +195,118 @@ static int add_tmpdir(struct apply_ctx *c, int pfd, const char *parent, const ch
 }
 
 /*
+ * Issue 31 point 11: a rollback must remove only what no other session
+ * uses. Two first logins of alice at once: the one that made her instance
+ * fails later (its init script timed out), and its rollback removed the
+ * instance that the other had found and mounted meanwhile; the other's /tmp
+ * became ".../alice//deleted". Whether a directory is mounted in another
+ * namespace cannot be asked, and rmdir of a mount's source succeeds, so
+ * the attempt that makes an instance keeps it from every other session
+ * until it is committed or rolled back: it holds its instance parent
+ * locked (flock LOCK_EX, on the parent opened again from its descriptor)
+ * from before it looks for the instance until it ends, and every session
+ * looks for an existing instance under the same lock, shared, which it
+ * drops at once. A session that finds an instance therefore finds one its
+ * maker has committed, or finds none after its maker's rollback and makes
+ * a new one (with the init script told so). The parent is root's, mode
+ * 000: no user can take its lock (one others may read is not locked).
+ * Only first logins take it exclusively, and the wait is bounded (the init
+ * timeout and 5 s): past it the session goes on without the lock, logs
+ * it, and an instance it then makes is never removed by its rollback,
+ * since another session may use it.
+ */
+static unsigned lock_wait_ms(const struct apply_ctx *c)
+{
+	return (c->opts->init_timeout + 5) * 1000u;
+}
+
+static bool lock_held(const struct apply_ctx *c, const struct stat *st)
+{
+	for (size_t i = 0; i < c->n_locks; i++)
+		if (c->locks[i].dev == st->st_dev && c->locks[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
+static int lock_keep(struct apply_ctx *c, int fd, const struct stat *st)
+{
+	struct apply_lock *l = realloc(c->locks, (c->n_locks + 1) * sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	c->locks = l;
+	l[c->n_locks++] = (struct apply_lock){.fd = fd, .dev = st->st_dev, .ino = st->st_ino};
+	return 0;
+}
+
+void apply_unlock_all(struct apply_ctx *c)
+{
+	for (size_t i = 0; i < c->n_locks; i++)
+		close(c->locks[i].fd);
+	free(c->locks);
+	c->locks = NULL;
+	c->n_locks = 0;
+}
+
+static void lock_failed(struct apply_ctx *c, const struct ns_plan_entry *e, int k)
+{
+	if (c->log)
+		c->log(c->log_userdata, false,
+		       "%s:%u: cannot lock the instance parent %s: %s; going on without it (an "
+		       "instance made now is kept if the session fails)",
+		       e->rule->file, e->rule->line, e->instance_parent,
+		       k == -ETIMEDOUT ? "held too long by another session" : strerror(-k));
+}
+
+/*
+ * The instance under its parent's lock: an existing one (shared lock,
+ * dropped), or -ENOENT with *ret_owned true when this attempt holds the
+ * parent exclusively (kept in c until the attempt ends) and may make it.
+ */
+static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
+				bool *ret_owned)
+{
+	struct stat st;
+	int lfd, fd, k;
+
+	*ret_owned = false;
+	if (fstat(pfd, &st) < 0)
+		return -errno;
+	/*
+	 * A parent others may open (ignore_instance_parent_mode) is not
+	 * locked: a user could hold its lock and make every login wait. Its
+	 * instances are then never removed by a rollback.
+	 */
+	if (st.st_uid != 0 || (st.st_mode & (S_IRGRP | S_IROTH)))
+		return kn_open_child_dir(pfd, e->instance_name);
+	if (lock_held(c, &st)) {
+		*ret_owned = true;
+		return kn_open_child_dir(pfd, e->instance_name);
+	}
+	lfd = kn_reopen_dir(pfd, O_RDONLY);
+	k = lfd < 0 ? lfd : kn_flock_timeout(lfd, LOCK_SH, lock_wait_ms(c));
+	fd = kn_open_child_dir(pfd, e->instance_name);
+	if (k == 0 && fd == -ENOENT) {
+		/* flock converts by dropping the shared lock first: look again once held. */
+		k = kn_flock_timeout(lfd, LOCK_EX, lock_wait_ms(c));
+		if (k == 0)
+			fd = kn_open_child_dir(pfd, e->instance_name);
+		if (k == 0 && fd == -ENOENT) {
+			k = lock_keep(c, lfd, &st);
+			if (k == 0) {
+				*ret_owned = true;
+				return fd;
+			}
+		}
+	}
+	if (k < 0)
+		lock_failed(c, e, k);
+	if (lfd >= 0)
+		close(lfd);
+	return fd;
+}
+
+/*
  * The instance directory: reused when it exists, otherwise made with the
  * polydir's owner, group and mode, so /tmp gives a 1777 root instance and
  * $HOME one owned by the user.
@@ -204,6 +317,7 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 	const struct stat *poly = &polyd->st;
 	int poly_fd = polyd->fd;
 	char *name = NULL;
+	bool owned;
 	int pfd, fd, k;
 
 	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL);
@@ -237,13 +351,14 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 		return fd;
 	}
 
-	fd = kn_open_child_dir(pfd, e->instance_name);
+	fd = open_instance_locked(c, e, pfd, &owned);
 	if (fd == -ENOENT) {
 		fd = kn_mkdir_child(pfd, e->instance_name, poly->st_mode & 07777, poly->st_uid,
 				    poly->st_gid);
 		if (fd >= 0) {
 			*ret_new = true;
-			k = apply_remember_made(c, pfd, e->instance_name, e->instance);
+			/* Removed on failure only where no other session can have it. */
+			k = owned ? apply_remember_made(c, pfd, e->instance_name, e->instance) : 0;
 			/* The policy's context for context and level, else the polydir's. */
 			if (k == 0 && e->instance_context)
 				k = ns_selinux_label_fd(fd, e->instance_context);

@@ -29,6 +29,13 @@ struct apply_made {
 	const char *path; /* the plan's, for messages */
 };
 
+/* An instance parent this attempt holds locked (LOCK_EX) until it ends. */
+struct apply_lock {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+};
+
 struct apply_ctx {
 	const struct ns_apply_opts *opts;
 	struct ns_failure *fail;
@@ -36,6 +43,8 @@ struct apply_ctx {
 	void *log_userdata;
 	struct apply_made *made;
 	size_t n_made;
+	struct apply_lock *locks; /* released after undo_made, on commit or rollback */
+	size_t n_locks;
 	struct ns_session sess;
 	struct kn_dir root; /* "/" in the new namespace, where every walk starts */
 };
@@ -55,6 +64,8 @@ int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool 
 		       bool *ret_base_ok);
 int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 			const struct kn_dir *polyd, bool base_ok, bool *ret_new, char **ret_path);
+/* Release the instance parents' locks (after what the attempt made is kept or removed). */
+void apply_unlock_all(struct apply_ctx *c);
 /* After the init script: take away group/other write bits the polydir does not have. */
 int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry *e, int ifd,
 				const struct stat *poly, const char *instance);

@@ -43,4 +43,39 @@ assert_file /var/tmp/tmp-inst/alice/kept
 sandbox_conf "$good"$'\n'"$bad"
 assert_eq "$caller_ns" "$(failed_open alice)" "the namespace after a failed open"
 assert_file /var/tmp/tmp-inst/alice/kept "alice's file from the earlier session"
+# Issue 31 point 11: two first logins of alice at once; the one that made
+# her instance fails later (its init script killed by a signal), and its
+# rollback removed the instance the other had mounted meanwhile: the
+# other's /tmp became ".../alice//deleted" and writes to it failed.
+sb_note "a failed first login does not remove the instance a concurrent login of the user mounted"
+sandbox_private_tmp root
+rm -rf /tmp/tmp-inst/alice /var/tmp/tmp-inst/alice "$SB_OUT/first-made"
+cat >/etc/security/namespace.init <<SCRIPT
+#!/bin/sh
+# The first attempt that makes alice's /tmp instance dies, by a signal, 2 s later.
+if [ "\$1" = /tmp ] && [ "\$3" = 1 ] && mkdir $SB_OUT/first-made 2>/dev/null; then
+	sleep 2
+	kill -KILL \$\$
+fi
+exit 0
+SCRIPT
+chmod 0755 /etc/security/namespace.init
+(
+	rc=0
+	sandbox_driver ns-driver alice -- touch "$SB_OUT/a-ran" >"$SB_OUT/a.out" || rc=$?
+	echo "$rc" >"$SB_OUT/a.rc"
+) &
+first=$!
+sandbox_wait_for "$SB_OUT/first-made"
+start=$(date +%s%N)
+rc=0
+out=$(sandbox_driver ns-driver alice -- sh -c 'sleep 3; echo works >/tmp/f && cat /tmp/f; readlink -f /tmp/f') || rc=$?
+wait "$first"
+sb_note "the other login took $((($(date +%s%N) - start) / 1000000)) ms; its output: $(tr '\n' ' ' <<<"$out")"
+assert_eq 67 "$(cat "$SB_OUT/a.rc")" "the login whose init script was killed: $(cat "$SB_OUT/a.out")"
+assert_no_file "$SB_OUT/a-ran" "the failed login's command"
+assert_eq 0 "$rc" "the concurrent login: $out"
+assert_eq "works"$'\n'"/tmp/f" "$out" "the concurrent login's /tmp"
+assert_eq works "$(cat /tmp/tmp-inst/alice/f)" "alice's instance, kept"
+rm -f /etc/security/namespace.init
 echo "ok: rollback"

@@ -37,8 +37,8 @@ static struct {
 	unsigned n_getcon, n_compute, n_fset, n_setexec;
 	char scon[256], tcon[256], fset_con[256], default_user[64];
 	int fset_fd, fget_fd;
-	unsigned n_fget_opath;
-	ino_t fget_ino;
+	unsigned n_fget_opath, n_fset_opath;
+	ino_t fget_ino, fset_ino;
 } sys;
 
 static int give(const char *con, char **ret)
@@ -102,6 +102,15 @@ static int fake_fgetfilecon(int fd, char **ret)
 
 static int fake_fsetfilecon(int fd, const char *con)
 {
+	int fl = fcntl(fd, F_GETFL);
+	struct stat st;
+
+	if (fl >= 0 && (fl & O_PATH)) {
+		sys.n_fset_opath++;
+		errno = EBADF;
+		return -1;
+	}
+	sys.fset_ino = fstat(fd, &st) == 0 ? st.st_ino : 0;
 	sys.n_fset++;
 	if (sys.fset_refused && strncmp(con, sys.fset_refused, strlen(sys.fset_refused)) == 0) {
 		errno = EACCES;
@@ -456,6 +465,39 @@ static void test_labels(void **state)
 }
 
 /*
+ * Issue 31 point 5: every label read or written through an O_PATH
+ * descriptor (an existing instance, a polydir from the walk) is made again
+ * on the directory reopened from it, as libselinux before 3.1 does not.
+ */
+static void test_labels_through_o_path(void **state)
+{
+	char dir[] = "/tmp/test_selinux.XXXXXX";
+	struct stat st;
+	int fd;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(stat(dir, &st), 0);
+	fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+
+	assert_int_equal(ns_selinux_label_fd(fd, MEMBER_CON), 0);
+	assert_int_equal(sys.n_fset_opath, 1);
+	assert_int_equal(sys.fset_ino, st.st_ino);
+	assert_string_equal(sys.fset_con, MEMBER_CON);
+
+	sys.fset_ino = 0;
+	assert_int_equal(ns_selinux_label_like(fd, fd), 0);
+	assert_int_equal(sys.n_fget_opath, 1);
+	assert_int_equal(sys.fget_ino, st.st_ino);
+	assert_int_equal(sys.n_fset_opath, 2);
+	assert_int_equal(sys.fset_ino, st.st_ino);
+	assert_string_equal(sys.fset_con, POLY_CON);
+
+	close(fd);
+	rmdir(dir);
+}
+
+/*
  * The helper's instance parents: a range the policy refuses (MLS, a
  * domain without mlsfileupgrade) gives way to its low level; a refused
  * single level, or another error, is the caller's.
@@ -563,6 +605,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_long_context_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_names_fallback, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_labels_through_o_path, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_label_or_low, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polyinstantiation_boolean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_polyinstantiation_suspect, setup, teardown),
