@@ -483,6 +483,12 @@ void print_target(const struct target *t)
 			 t->enforced, kept);
 	printf("  %-4s %-64s %10s (target %s %s%s%s)\n", target_met(t) ? "PASS" : "MISS", t->what,
 	       value, sign[t->cmp], limit, least, bound);
+	if (t->n_runs > 1) {
+		printf("       %s in each of %u runs:", t->enforced_on, t->n_runs);
+		for (unsigned r = 0; r < t->n_runs; r++)
+			printf(" %.2fx", t->runs[r]);
+		printf(" (their median counts)\n");
+	}
 }
 
 /* ------------------------------------------------------------ rounds */

@@ -21,9 +21,10 @@
  * module misses its bound: the target itself where this module meets it,
  * else a regression bound above what it was measured to take (README.md);
  * with --strict, any target; with --no-bounds (an instrumented build), no
- * bound. A scenario whose bound is missed is run again,
- * up to three times in all, and the last run counts: noise from other load
- * rarely misses three times, a regression does.
+ * bound. A scenario whose bound is missed in its first run is run twice
+ * more, and each of its bounds is then judged on the median of the three
+ * runs' ratios, every run's printed: noise from other load rarely misses
+ * in two runs of three, a regression does.
  *
  * Run by tests/bench/bench.sh inside the test sandbox only: it writes
  * /etc/pam.d, /etc/security and mounts, and refuses to start where
@@ -131,6 +132,15 @@ static void scenario_noinit(void)
 		   "noinit: open+close, ours / Linux-PAM");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[1]));
 	set_bound(BOUND_NOINIT_OC, cpu_oc(&cs[0]) / cpu_oc(&cs[1]), "CPU");
+	/*
+	 * A session that only waits costs no CPU, and passes every bound on CPU
+	 * times: its wall time must stay below Linux-PAM's (0.55-0.57x measured
+	 * at load 12; other load pulls it towards 1, not past it). A 1 ms sleep
+	 * breaks it (tests/mutation/mutate.sh sleepy).
+	 */
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[1]), 1.0, NULL,
+		   "noinit: open+close wall time, ours / Linux-PAM");
+	set_bound(1.0, median_oc(&cs[0]) / median_oc(&cs[1]), "wall");
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.5, NULL,
 		   "noinit: open+close, ours / floor");
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
@@ -591,6 +601,16 @@ static void share_run(unsigned extra_mounts)
 		   "%s: building open+close / an unshared session's (today's)", what);
 	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[3]), 1.0, NULL,
 		   "%s: building open+close / Linux-PAM's (unshared)", what);
+	/*
+	 * Bounds on CPU times, as for the other scenarios, above what was
+	 * measured (building 0.96x, joining 0.67x Linux-PAM's, at load 12):
+	 * a session that builds and pins, or joins, costing half as much again
+	 * fails.
+	 */
+	set_bound(BOUND_SHARE_BUILD_OC, cpu_oc(&cs[1]) / cpu_oc(&cs[3]), "CPU");
+	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[3]), 1.0, NULL,
+		   "%s: joining open+close / Linux-PAM's (unshared)", what);
+	set_bound(1.0, cpu_oc(&cs[0]) / cpu_oc(&cs[3]), "CPU");
 	free_contestants(cs, 10);
 }
 
@@ -616,6 +636,59 @@ static const struct {
 	/* bench.sh runs it on its own, on one CPU (see scenario_share) */
 	{"share", scenario_share, true},
 };
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Scenario i, and when a bound is missed in its first run, twice more:
+ * each bound is then judged on the median of the three runs' ratios (a
+ * regression misses in two runs of three, noise rarely does), and every
+ * run's ratio is printed with it. The other figures are the last run's.
+ */
+static void run_judged(size_t i)
+{
+	double runs[MAX_ATTEMPTS][MAX_TARGETS];
+	size_t first = n_targets, n = 0, past = 0;
+
+	scenarios[i].run();
+	for (size_t j = first; j < n_targets; j++)
+		past += !bound_kept(&targets[j]);
+	if (past == 0)
+		return;
+	n = n_targets - first;
+	printf("\n== %s: %zu ratio%s against Linux-PAM past %s bound in run 1; runs 2 and 3 "
+	       "of %d, then the median of each ratio counts\n",
+	       scenarios[i].name, past, past == 1 ? "" : "s", past == 1 ? "its" : "their",
+	       MAX_ATTEMPTS);
+	for (int r = 0; r < MAX_ATTEMPTS; r++) {
+		if (r > 0) {
+			n_targets = first;
+			scenarios[i].run();
+			if (n_targets - first != n)
+				die("%s: %zu targets in run %d, %zu in run 1", scenarios[i].name,
+				    n_targets - first, r + 1, n);
+		}
+		for (size_t j = 0; j < n; j++)
+			runs[r][j] = targets[first + j].enforced;
+	}
+	for (size_t j = 0; j < n; j++) {
+		struct target *t = &targets[first + j];
+		double v[MAX_ATTEMPTS];
+
+		if (t->bound <= 0)
+			continue;
+		for (int r = 0; r < MAX_ATTEMPTS; r++)
+			v[r] = t->runs[r] = runs[r][j];
+		t->n_runs = MAX_ATTEMPTS;
+		qsort(v, MAX_ATTEMPTS, sizeof(v[0]), by_value);
+		t->enforced = v[MAX_ATTEMPTS / 2];
+	}
+}
 
 static void usage(FILE *f)
 {
@@ -720,24 +793,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(scenarios) / sizeof(scenarios[0]); i++) {
 		if (!wanted(scenarios[i].name) || (scenarios[i].opt_in && !opt.n_only))
 			continue;
-		for (int attempt = 1;; attempt++) {
-			size_t first = n_targets, past = 0;
-
-			scenarios[i].run();
-			for (size_t j = first; j < n_targets; j++)
-				past += !bound_kept(&targets[j]);
-			if (past == 0 || attempt == MAX_ATTEMPTS)
-				break;
-			printf("\n== %s: %zu ratio%s against Linux-PAM past %s bound; again (run "
-			       "%d of "
-			       "%d)\n",
-			       scenarios[i].name, past, past == 1 ? "" : "s",
-			       past == 1 ? "its" : "their", attempt + 1, MAX_ATTEMPTS);
-			for (size_t j = first; j < n_targets; j++)
-				if (!bound_kept(&targets[j]))
-					print_target(&targets[j]);
-			n_targets = first;
-		}
+		run_judged(i);
 	}
 
 	printf("\n== targets (ratios of medians from this run)\n");
