@@ -11,6 +11,7 @@
  * before it runs): one that sessions will not share is a warning.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -327,6 +328,52 @@ static int check_shares(const struct ns_rule *r)
  * method's instance (a user's, kept between sessions) could have a name
  * like a tmpdir instance's. One bound for the whole run (HELPER_REMOVE_MS).
  */
+/*
+ * The staged directories a killed session left (kernel.h: kn_mkdir_staged):
+ * a directory the module makes is made under a staged name and renamed into
+ * place only when finished, so what a kill leaves is an empty staged
+ * directory, never a half-made instance. They go here, in each instance
+ * parent, the directory above it and that above each polydir the module
+ * may create; a login making one right now loses its staged directory and
+ * fails once.
+ */
+static int remove_staged(const struct ns_rule *r, const char *dir)
+{
+	int fd = kn_open_dir(dir, NULL), rfd, k;
+
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0) {
+		complain(r, "cannot look for staged directories in", dir, fd);
+		return fd;
+	}
+	rfd = kn_reopen_dir(fd, O_RDONLY);
+	close(fd);
+	k = rfd < 0 ? rfd : kn_remove_staged(rfd);
+	if (rfd >= 0)
+		close(rfd);
+	if (k < 0)
+		complain(r, "cannot remove the staged directories in", dir, k);
+	return k;
+}
+
+/* The same in the directory that holds path (a polydir's, an instance parent's). */
+static int remove_staged_above(const struct ns_rule *r, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *up;
+	int k;
+
+	if (!slash || slash == path)
+		return 0;
+	up = strndup(path, (size_t)(slash - path));
+	if (!up)
+		return -ENOMEM;
+	k = remove_staged(r, up);
+	free(up);
+	return k;
+}
+
 #define HELPER_REMOVE_MS 60000
 static int remove_stale(const struct ns_config *cfg, const struct ns_rule *r, const char *parent,
 			uint64_t deadline)
@@ -471,6 +518,9 @@ int main(int argc, char **argv)
 
 		if (check_shares(rule) < 0)
 			failed = 1;
+		if (rule->create && !dry_run && !depends_on_user(rule->polydir) &&
+		    remove_staged_above(rule, rule->polydir) < 0)
+			failed = 1;
 		if (rule->method == NS_METHOD_TMPFS)
 			continue;
 		parent = instance_parent(rule);
@@ -491,6 +541,9 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (ensure_parent(rule, parent) < 0)
+			failed = 1;
+		else if (!dry_run &&
+			 (remove_staged(rule, parent) < 0 || remove_staged_above(rule, parent) < 0))
 			failed = 1;
 		else if (rule->method == NS_METHOD_TMPDIR &&
 			 remove_stale(&cfg, rule, parent, deadline) < 0)

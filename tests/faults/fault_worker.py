@@ -339,6 +339,11 @@ class Worker:
             for n in listing(d):
                 if n.startswith("ns-fault-probe"):
                     os.unlink(os.path.join(d, n))
+        # A staged directory a violation left (--kill) must not count again.
+        for d in ("/tmp", "/var/tmp", "/home", "/home/alice"):
+            for n in listing(d) or []:
+                if n.startswith(".pam_namespace-new."):
+                    shutil.rmtree(os.path.join(d, n))
         os.mkdir("/tmp/tmp-inst", 0)
         os.chmod("/tmp/tmp-inst", 0)
         if self.sc.get("x11"):
@@ -658,7 +663,8 @@ class Worker:
         v = []
         helper = os.environ.get("NS_HELPER")
         if self.sc.get("tmpdirs") and helper:
-            p = subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper],
+            # At once (--tmpdir-age 0): nothing is being made here now.
+            p = subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper, "--tmpdir-age", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
             if p.returncode != 0:
                 v.append("the helper failed (%d): %s" % (p.returncode,
@@ -670,7 +676,7 @@ class Worker:
         # A directory being made is staged under a name of its own until it
         # is finished; a kill leaves that, which the helper removes.
         if helper:
-            subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper],
+            subprocess.run(["timeout", "-k", "5", str(TIMEOUT), helper, "--tmpdir-age", "0"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for d, names in self.watched().items():
             for n in names or []:
