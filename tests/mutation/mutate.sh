@@ -5,9 +5,10 @@
 #
 # Mutation checks: each rule the tests exist for is broken, one at a time,
 # in a copy of the tracked source in SCRATCH/src, and the tests named for it
-# must then FAIL, each by an assertion of the project's helpers (a "FAIL:
-# FILE.sh:LINE:" line, tests/lib/sandbox.sh's fail() or a test's own; not a
-# build or setup error, nor a crash of the test). A mutant they pass is a
+# must then FAIL, each by an assertion of the project's helpers in its own
+# output (a "FAIL: FILE.sh:LINE:" line, tests/lib/sandbox.sh's fail() or a
+# test's own; not a timeout, a build or setup error, a crash of the test,
+# nor another test's assertion). A mutant they pass is a
 # test that cannot see what it exists for. The mutants are sed scripts run
 # on that copy, never build options, so no shipped source or build of the
 # real tree can carry one.
@@ -31,8 +32,9 @@
 #     instance is the directory just made (kn_mkdir_child), and tmpdir
 #     removal not crossing a mount (the removal's descriptors and a mount
 #     in the instance never meet in one namespace in a test so far)
-#   bench: a session made to burn 300 us more CPU: bench_smoke's ratios
-#     against Linux-PAM's module must fail it
+#   bench: a session made to burn 300 us more CPU, and one made to sleep
+#     1 ms (no CPU: the wall-time bound): bench_smoke's ratios against
+#     Linux-PAM's module must fail each
 #
 # Exit 0 when every mutant was caught, 1 when one survived, 2 when a
 # mutation no longer applies (the source it patches changed), a mutant did
@@ -83,6 +85,7 @@ mutations=(
 	'sharelockout@integration/shared_paths@pam_namespace/*.c@s/if \(ns_share_instance_is_shared\(e\)\)/if (true)/@a wrong share= directory refuses every session (the lockout of issue 27)'
 	# the benchmark's bounds
 	'slow@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(#include <unistd.h>)$/\1\n#include <time.h>/; s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 struct timespec burn0, burn1; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn0); do clock_gettime(CLOCK_PROCESS_CPUTIME_ID, \&burn1); while ((burn1.tv_sec - burn0.tv_sec) * 1000000000L + burn1.tv_nsec - burn0.tv_nsec < 300000);/@300 us more CPU in each pam_open_session'
+	'sleepy@bench/bench_smoke@pam_namespace/pam_namespace.c@s/^(\tstruct ns_diag diag = \{\.report = diag_to_syslog, \.userdata = &g\};)$/\1 usleep(1000);/@a 1 ms sleep (no CPU) in each pam_open_session'
 )
 if [[ $# == 0 ]]; then
 	for m in "${mutations[@]}"; do
@@ -105,6 +108,19 @@ declare -A evidence=(
 	[integration]='^FAIL: [A-Za-z0-9_.-]+\.sh:[0-9]+: '
 	[bench]='BROKEN|past (its|their) bound'
 )
+
+# asserted JSON SUITE: from a meson test log, the tests that failed
+# (FAIL, not TIMEOUT) with an assertion of SUITE's kind in their own
+# output, one "SUITE/TEST<tab>the first such line" a line.
+asserted() {
+	python3 -c 'import json, re, sys
+for d in map(json.loads, open(sys.argv[1])):
+    out = (d.get("stdout") or "") + "\n" + (d.get("stderr") or "")
+    hits = [ln for ln in out.splitlines() if re.search(sys.argv[3], ln)]
+    if d["result"] == "FAIL" and hits:
+        print("%s/%s\t%s" % (sys.argv[2], d["name"].split(" / ")[-1], hits[0]))' \
+		"$1" "$2" "${evidence[$2]}"
+}
 
 # run_tests LOG SUITE TEST...: meson test on the scratch build; prints the
 # tests that failed or timed out, one SUITE/TEST a line.
@@ -206,20 +222,22 @@ for m in "${picked[@]}"; do
 		# shellcheck disable=SC2046 # a list of test names
 		caught+=$(run_tests "$logs/test-$name-$suite.log" "$suite" $(tests_of "$suite" "$tests"))$'\n' || true
 		cp "$build/meson-logs/testlog.txt" "$logs/testlog-$name-$suite.txt"
-		# The evidence: each failed assertion. A test that died
-		# otherwise, such as of a build or setup error, shows none and
-		# kills nothing.
-		asserts+=$(grep -hE "${evidence[$suite]}" "$logs/testlog-$name-$suite.txt" || true)$'\n'
+		cp "$build/meson-logs/testlog.json" "$logs/testlog-$name-$suite.json"
+		# The evidence, per test: a failed assertion in its own output.
+		# A test that timed out or died otherwise, such as of a build or
+		# setup error, shows none and catches nothing, whatever another
+		# named test showed.
+		asserts+=$(asserted "$logs/testlog-$name-$suite.json" "$suite")$'\n'
 	done
 	# Put the file back (a new mtime: the next build recompiles it).
 	cp "$logs/orig" "$s/$file"
 	missed=
 	for t in $tests; do
-		grep -qxF "$t" <<<"$caught" || missed+=" $t"
+		cut -f 1 <<<"$asserts" | grep -qxF "$t" || missed+=" $t"
 	done
 	asserts=$(grep . <<<"$asserts" || true)
-	if [[ -n $missed || -z $asserts ]]; then
-		echo "SURVIVED: mutant $name passed${missed:- its tests without an assertion failing} (logs: $logs/testlog-$name-*.txt)"
+	if [[ -n $missed ]]; then
+		echo "SURVIVED: mutant $name: no failed assertion of its own in$missed (failed or timed out: $(grep . <<<"$caught" | paste -sd' ' -)) (logs: $logs/testlog-$name-*.txt)"
 		survived=$((survived + 1))
 	else
 		echo "killed: mutant $name failed $(grep . <<<"$caught" | paste -sd' ' -)"
