@@ -35,10 +35,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -52,7 +53,7 @@ struct rm_frame {
 	int fd;
 	uid_t uid; /* the directory's owner and group: the identity its changes run with */
 	gid_t gid;
-	char *name; /* its name in the frame above; NULL for the top */
+	char name[NAME_MAX + 1]; /* its name in the frame above; empty for the top */
 	size_t pos, len;
 	union {
 		struct dirent64 align;
@@ -139,11 +140,11 @@ static int rm_push(struct rm_walk *w, int fd, const struct stat *st, const char 
 		close(fd);
 		return -errno;
 	}
-	f->name = strdup(name);
-	if (!f->name) {
+	if (strlen(name) > NAME_MAX) {
 		close(fd);
-		return -ENOMEM;
+		return -ENAMETOOLONG;
 	}
+	strcpy(f->name, name);
 	f->fd = fd;
 	f->uid = st->st_uid;
 	f->gid = st->st_gid;
@@ -260,8 +261,6 @@ static void rm_pop(struct rm_walk *w)
 		w->progress = true;
 	else if (r != -ENOENT && r != -ENOTEMPTY)
 		rm_failed(w, r);
-	free(f->name);
-	f->name = NULL;
 }
 
 /* One pass over the tree open on top; -ETIMEDOUT past the deadline, else 0. */
@@ -295,11 +294,8 @@ static int rm_pass(struct rm_walk *w, int top, const struct stat *st)
 		else
 			break;
 	}
-	for (; w->depth > 0; w->depth--) {
+	for (; w->depth > 0; w->depth--)
 		close(w->f[w->depth].fd);
-		free(w->f[w->depth].name);
-		w->f[w->depth].name = NULL;
-	}
 	close(f0->fd);
 	rm_as_root(w);
 	return r;
@@ -326,10 +322,15 @@ int kn_remove_tree(int dirfd, const char *name, uint64_t deadline)
 		close(fd);
 		return r;
 	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
+	/*
+	 * Its own mapping, not malloc: no brk in a close (a process whose
+	 * heap is short still closes), and nothing else in the walk allocates.
+	 */
+	w = mmap(NULL, sizeof(*w), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (w == MAP_FAILED) {
+		r = -errno;
 		close(fd);
-		return -ENOMEM;
+		return r;
 	}
 	w->dev = st.st_dev;
 	w->mnt_id = kn_mount_id_of(fd);
@@ -356,7 +357,7 @@ int kn_remove_tree(int dirfd, const char *name, uint64_t deadline)
 			break;
 		}
 	}
-	free(w);
+	(void)munmap(w, sizeof(*w));
 	close(fd);
 	return r;
 }
