@@ -64,7 +64,7 @@ mutations=(
 	'scriptdirs@security/hostile_input@kernel/path.c@s/return trusted && !S_ISLNK\(st\.st_mode\);/return !S_ISLNK(st.st_mode);/@an init script in a directory a user may write run'
 	'scriptlink@security/hostile_input@kernel/path.c@s/if \(!trusted \|\| !S_ISLNK\(st\.st_mode\) \|\| st\.st_uid != 0\) \{/if (!S_ISLNK(st.st_mode)) {/@a user'"'"'s symlink to the init script followed'
 	'initenv@security/environment@pam_namespace/*.c@s/char \*const envp\[\] = \{NULL\};/char *const *envp = environ;/@the init script given the caller'"'"'s environment'
-	'initfds@security/environment@pam_namespace/*.c@s/r = posix_spawn_file_actions_addclosefrom_np\(&fa, 3\);/r = 0;/@the init script given the caller'"'"'s descriptors'
+	'initfds@security/environment@pam_namespace/apply_init.c@s/syscall\(SYS_close_range, [^)]*\) == 0/true/g@the init script given the caller'"'"'s descriptors'
 	'scriptregular@security/hostile_input@pam_namespace/*.c@s/if \(!S_ISREG\((st(\.|->))st_mode\) \|\| st(\.|->)st_uid/if (\1st_uid/@an init script not required to be a regular file (a FIFO)'
 	'inittimeout@security/environment@pam_namespace/*.c@s/if \(elapsed_ms >= \(long\)timeout_s \* 1000\) \{/if (false) {/@an init script that does not end holds the login'
 	# the instance parent
@@ -77,7 +77,7 @@ mutations=(
 	'pinfix@integration/share@pam_namespace/share*.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
 	'pinowner@integration/share@pam_namespace/share*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0\)$/if (!S_ISDIR(st.st_mode))/@a pin directory of another owner taken over'
 	'pinprune@integration/share_attacks@pam_namespace/share*.c@s/if \(!mine \&\& sc->mode != NS_SHARE_SCAN_PRUNE\)/if (!mine)/@gone session records of other keys left in \/run'
-	'pincwd@integration/share_attacks@pam_namespace/share*.c@s/now\.st_dev == was->st_dev \&\&/true \&\&/; s/now\.st_ino == was->st_ino \&\&/true \&\&/@a joining session taken back to its working directory by name'
+	'pincwd@integration/share_attacks integration/su@pam_namespace/apply.c@s/\? kn_open_dir\(cwd->path, NULL\) : -1;/? open(cwd->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;/@a session (joining or built) taken back to its working directory by name, through a user'"'"'s link'
 	'pinident@integration/share@pam_namespace/share*.c@s/if \(s\.st_dev != st->dev \|\| s\.st_ino != st->ino \|\| s\.st_uid != 0\) \{/if (s.st_uid != 0) {/@a pin joined whatever namespace it now holds'
 	'pinhere@integration/share@pam_namespace/share*.c@s/if \(same != 1\)/if (false \&\& same != 1)/@namespaces built outside the init namespace pinned'
 	'sharesticky@integration/shared_paths@pam_namespace/plan.c@s/return !\(mode \& \(S_IWGRP \| S_IWOTH\)\) \|\| \(mode \& S_ISVTX\);/return true;/@a share= directory anyone may write, not sticky, bound into sessions'
