@@ -44,6 +44,9 @@ struct cands {
 	int pfd;
 	time_t before;
 	int error;
+	/* Namespaces that could not be looked into: then every candidate is kept. */
+	unsigned unseen;
+	char unseen_what[160];
 };
 
 /* mkdtemp's six characters after the prefix, a directory, unchanged for a minute. */
@@ -83,34 +86,61 @@ static bool root_has(const char *root, const char *name)
 	return false;
 }
 
-/* In a child inside the namespace: write the index of each candidate mounted there. */
-static int child_scan(int nsfd, const struct cands *c, int out)
+/* Each candidate whose name is in the root of a mount listed in f (a mountinfo). */
+static int mountinfo_marks(FILE *f, const struct cands *c, bool *used, int out)
 {
 	char line[8192];
-	FILE *f;
 
-	if (setns(nsfd, CLONE_NEWNS) < 0)
-		return errno == EINVAL ? 2 : 1;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return 1;
 	while (fgets(line, sizeof(line), f)) {
 		char *save = NULL, *root = NULL, *tok = strtok_r(line, " ", &save);
 
 		for (int i = 0; tok && i < 3; i++)
 			tok = strtok_r(NULL, " ", &save);
 		root = tok;
-		for (size_t i = 0; root && i < c->n; i++)
-			if (root_has(root, c->names[i]) && write(out, &i, sizeof(i)) < 0)
-				return 1;
+		for (size_t i = 0; root && i < c->n; i++) {
+			if (!root_has(root, c->names[i]))
+				continue;
+			if (used)
+				used[i] = true;
+			else if (write(out, &i, sizeof(i)) < 0)
+				return 4;
+		}
 	}
-	fclose(f);
 	return 0;
 }
 
-/* Look into the mount namespace open on nsfd (another kind of namespace: nothing). */
-static void scan_ns(struct cands *c, int nsfd)
+/* In a child inside the namespace: write the index of each candidate mounted there. */
+static int child_scan(int nsfd, const struct cands *c, int out)
 {
+	FILE *f;
+	int r;
+
+	if (setns(nsfd, CLONE_NEWNS) < 0)
+		return errno == EINVAL ? 2 : 1;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return 3;
+	r = mountinfo_marks(f, c, NULL, out);
+	fclose(f);
+	return r;
+}
+
+/*
+ * What could not be looked at is remembered, not an error of the run: every
+ * candidate is then kept (one of them may be mounted there), with a warning
+ * naming the namespace and why.
+ */
+static void unseen(struct cands *c, const char *what, const char *why)
+{
+	if (c->unseen++ == 0)
+		snprintf(c->unseen_what, sizeof(c->unseen_what), "%s (%s)", what, why);
+}
+
+/* Look into the mount namespace open on nsfd (another kind of namespace: nothing). */
+static void scan_ns(struct cands *c, int nsfd, const char *what)
+{
+	static const char *const why[] = {"", "setns refused", "", "no /proc there",
+					  "cannot report"};
 	int p[2], status;
 	size_t i;
 	pid_t pid;
@@ -135,9 +165,12 @@ static void scan_ns(struct cands *c, int nsfd)
 		if (i < c->n)
 			c->used[i] = true;
 	close(p[0]);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2))
-		c->error = -EIO;
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		unseen(c, what, "its look ended abnormally");
+	else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2)
+		unseen(c, what,
+		       WEXITSTATUS(status) < sizeof(why) / sizeof(why[0]) ? why[WEXITSTATUS(status)]
+									  : "failed");
 }
 
 struct seen {
@@ -145,11 +178,18 @@ struct seen {
 	size_t n;
 };
 
-/* Open path; scan the namespace it is, once per namespace. A path gone meanwhile: nothing. */
-static void scan_path(struct cands *c, struct seen *s, const char *path)
+/*
+ * Open path; scan the namespace it is, once per namespace. A path gone
+ * meanwhile: nothing. For a process's own namespace (mountinfo: its
+ * /proc/PID/mountinfo) the list is read from here, with no setns(); where
+ * the process is gone or its namespace changed meanwhile, as for the other
+ * paths, a child enters the namespace to read it.
+ */
+static void scan_path(struct cands *c, struct seen *s, const char *path, const char *mountinfo)
 {
-	struct stat st;
+	struct stat st, again;
 	ino_t *ino;
+	FILE *f;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
@@ -171,7 +211,24 @@ static void scan_path(struct cands *c, struct seen *s, const char *path)
 	}
 	s->ino = ino;
 	s->ino[s->n++] = st.st_ino;
-	scan_ns(c, fd);
+	f = mountinfo ? fopen(mountinfo, "re") : NULL;
+	if (f) {
+		bool *used = calloc(c->n, sizeof(*used));
+		int r = used ? mountinfo_marks(f, c, used, -1) : -1;
+
+		fclose(f);
+		/* Still that namespace, read to its end: the marks count. */
+		if (r == 0 && stat(path, &again) == 0 && again.st_ino == st.st_ino &&
+		    again.st_dev == st.st_dev) {
+			for (size_t i = 0; i < c->n; i++)
+				c->used[i] = c->used[i] || used[i];
+			free(used);
+			close(fd);
+			return;
+		}
+		free(used);
+	}
+	scan_ns(c, fd, path);
 	close(fd);
 }
 
@@ -192,7 +249,7 @@ static void scan_fds(struct cands *c, struct seen *s, const char *pid)
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		n = readlink(path, link, sizeof(link) - 1);
 		if (n > 5 && strncmp(link, "mnt:[", 5) == 0)
-			scan_path(c, s, path);
+			scan_path(c, s, path, NULL);
 	}
 	closedir(d);
 }
@@ -225,7 +282,7 @@ static void scan_pins(struct cands *c, struct seen *s)
 			}
 		}
 		*o = '\0';
-		scan_path(c, s, mp);
+		scan_path(c, s, mp, NULL);
 	}
 	fclose(f);
 }
@@ -235,7 +292,7 @@ static void scan_all(struct cands *c)
 {
 	struct seen s = {0};
 	struct dirent *de;
-	char path[300];
+	char path[300], mountinfo[300];
 	DIR *d = opendir("/proc");
 
 	if (!d) {
@@ -247,7 +304,8 @@ static void scan_all(struct cands *c)
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/mnt", de->d_name);
-		scan_path(c, &s, path);
+		snprintf(mountinfo, sizeof(mountinfo), "/proc/%s/mountinfo", de->d_name);
+		scan_path(c, &s, path, mountinfo);
 		scan_fds(c, &s, de->d_name);
 	}
 	closedir(d);
@@ -286,6 +344,14 @@ int ck_remove_stale_tmpdirs(const char *parent, const char *prefix, unsigned min
 			scan_all(&c);
 		if (r == 0 && c.error)
 			r = c.error;
+		if (r == 0 && c.unseen) {
+			fprintf(stderr,
+				"%s: warning: %u mount namespace%s could not be looked into, first "
+				"%s: every tmpdir instance here is kept\n",
+				parent, c.unseen, c.unseen == 1 ? "" : "s", c.unseen_what);
+			for (size_t i = 0; i < c.n; i++)
+				c.used[i] = true;
+		}
 	}
 	for (size_t i = 0; r == 0 && i < c.n; i++) {
 		int k;
