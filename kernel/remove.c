@@ -31,6 +31,8 @@
  *   a later removal. A pass that removed or moved something, or met an
  *   entry whose type changed under it, is followed by another while the
  *   top is not empty; one that did neither ends the walk with its error.
+ *   An entry listed and then gone counts as such a change: a tree she keeps
+ *   changing is worked on until the deadline, never given up on at once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -178,7 +180,9 @@ static void rm_move_up(struct rm_walk *w, const char *name)
 	}
 	if (r == 0)
 		w->progress = true;
-	else if (r != -ENOENT)
+	else if (r == -ENOENT)
+		w->raced = true; /* gone or renamed under the walk: her doing */
+	else
 		rm_failed(w, r);
 }
 
@@ -194,6 +198,8 @@ static void rm_entry(struct rm_walk *w, const char *name)
 	r = unlinkat(f->fd, name, 0) < 0 ? -errno : 0;
 	if (r == 0)
 		w->progress = true;
+	else if (r == -ENOENT)
+		w->raced = true; /* listed, then gone: the tree changes under the walk */
 	if (r == 0 || r == -ENOENT)
 		return;
 	if (r != -EISDIR) {
@@ -206,9 +212,9 @@ static void rm_entry(struct rm_walk *w, const char *name)
 		cfd = openat(f->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (cfd < 0) {
 		r = -errno;
-		if (r == -ELOOP || r == -ENOTDIR)
-			w->raced = true; /* swapped for a link or file since the unlink */
-		else if (r != -ENOENT)
+		if (r == -ELOOP || r == -ENOTDIR || r == -ENOENT)
+			w->raced = true; /* swapped for a link or file, or gone, since the unlink */
+		else
 			rm_failed(w, r);
 		return;
 	}

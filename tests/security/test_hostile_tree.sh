@@ -130,7 +130,14 @@ live=$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 -printf '%f\n')
 # and one that only a bind mount of its namespace keeps (as a share pin does)
 install -d -m 0000 /tmp/tmp-inst/Pin123
 touch /srv/pin
-unshare --mount=/srv/pin --propagation private mount --bind /tmp/tmp-inst/Pin123 /mnt
+# util-linux 2.38's unshare binds /proc/PID/ns/mnt from a child that can be
+# early, while PID is still in this namespace: the kernel refuses that bind
+# (EINVAL, a namespace loop) about one time in five here. Tried again then.
+for try in 1 2 3 4 5; do
+	unshare --mount=/srv/pin --propagation private mount --bind /tmp/tmp-inst/Pin123 /mnt && break
+	[[ $try != 5 ]] || fail "cannot pin a namespace on /srv/pin"
+	sleep 0.2
+done
 out=$("$NS_HELPER" --tmpdir-age 0 2>&1) || fail "helper with a live session: $out"
 assert_file "/tmp/tmp-inst/$live/mine" "the live session's instance after the helper"
 [[ -d /tmp/tmp-inst/Pin123 ]] || fail "the helper removed an instance mounted in a pinned namespace"
