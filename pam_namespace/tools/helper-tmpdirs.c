@@ -169,8 +169,9 @@ static void scan_ns(struct cands *c, int nsfd, const char *what)
 		unseen(c, what, "its look ended abnormally");
 	else if (WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 2)
 		unseen(c, what,
-		       WEXITSTATUS(status) < sizeof(why) / sizeof(why[0]) ? why[WEXITSTATUS(status)]
-									  : "failed");
+		       (size_t)WEXITSTATUS(status) < sizeof(why) / sizeof(why[0])
+			       ? why[WEXITSTATUS(status)]
+			       : "failed");
 }
 
 struct seen {
