@@ -103,16 +103,23 @@ printf '%s\n' 'auth sufficient pam_permit.so' 'account required pam_permit.so' \
 	"session required $NS_MODULE" >"$SB_DIR/etc/pam.d/su-l"
 cp "$SB_DIR/etc/pam.d/su-l" "$SB_DIR/etc/pam.d/su"
 rm -f "$ids"
-out=$(cd / && timeout -k 5 "$SB_TIMEOUT" setpriv --reuid alice --regid alice --init-groups \
-	su - bob -c 'id -u' 2>&1) || fail "alice's su - bob: $out"
-assert_eq 2002 "$out" "alice's su - bob runs as bob"
-sb_note "init script under alice's su - bob: $(tr '\n' ' ' <"$ids")"
 root_ids="0 0 0 0"$'\n'"Uid: 0 0 0 0"$'\n'"Gid: 0 0 0 0"
-if module_is_linux_pam; then
-	# Linux-PAM's setuid(geteuid()): uids 0, gids the caller's.
-	assert_eq "0 0" "$(head -n 1 "$ids" | cut -d' ' -f1-2)" "init script's uids under alice's su"
+# In the sanitizer run (NS_ASAN_RT) the ASan-built module cannot be loaded
+# into su run by alice, which is set-user-ID and ignores LD_PRELOAD; the
+# driver's case below, real uid 1000, covers the same ids there.
+if [[ -n "${NS_ASAN_RT:-}" ]]; then
+	partial alice_su "alice's su - bob: not in the sanitizer run (su run by alice is set-user-ID)"
 else
-	assert_eq "$root_ids" "$(cat "$ids")" "init script's ids under alice's su - bob"
+	out=$(cd / && timeout -k 5 "$SB_TIMEOUT" setpriv --reuid alice --regid alice --init-groups \
+		su - bob -c 'id -u' 2>&1) || fail "alice's su - bob: $out"
+	assert_eq 2002 "$out" "alice's su - bob runs as bob"
+	sb_note "init script under alice's su - bob: $(tr '\n' ' ' <"$ids")"
+	if module_is_linux_pam; then
+		# Linux-PAM's setuid(geteuid()): uids 0, gids the caller's.
+		assert_eq "0 0" "$(head -n 1 "$ids" | cut -d' ' -f1-2)" "init script's uids under alice's su"
+	else
+		assert_eq "$root_ids" "$(cat "$ids")" "init script's ids under alice's su - bob"
+	fi
 fi
 sandbox_pam_args
 rm -f "$ids"
