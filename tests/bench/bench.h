@@ -22,12 +22,31 @@
  * this module misses: above what it was measured to take (README.md), so
  * that noise passes and a regression does not.
  */
-#define BOUND_NOINIT_OC 0.60
-#define BOUND_TMPFS_OC	0.70
+/*
+ * Raised from 0.60 and 0.70 with issue 31's fixes, whose cost each session
+ * now pays (not yet measured fix by fix; among them the instance parent
+ * locked while an instance is looked for, point 11, and the working
+ * directory walked back without following a user's link, point 6).
+ * Measured after them, the machine loaded: noinit 0.66x to 0.70x, tmpfs
+ * 0.67x to 0.70x. Issue 34 is to bring both down.
+ */
+#define BOUND_NOINIT_OC 0.75
+#define BOUND_TMPFS_OC	0.80
 #define BOUND_MOUNTS_OC 0.50
 /* share_namespace: a building session's CPU against Linux-PAM's (target 1.0x) */
 #define BOUND_SHARE_BUILD_OC 1.50
-#define MAX_ATTEMPTS	     3
+/*
+ * The init script is started by fork and exec, as Linux-PAM starts it, since
+ * it must run with real, effective and saved ids 0 (issue 31 point 4), which
+ * posix_spawn cannot give: at most Linux-PAM's (measured 0.94x to 0.96x).
+ */
+#define BOUND_INIT_OC 1.00
+/*
+ * 16 sessions at once: Linux-PAM's CPU per one of ours, at least this
+ * (measured 0.94 to 1.01 after issue 31's fixes; it was 1.0).
+ */
+#define BOUND_PARALLEL_CPU 0.90
+#define MAX_ATTEMPTS	   3
 
 enum kind {
 	KIND_PAM,

@@ -205,10 +205,10 @@ static void scenario_init(void)
 	print_table("init: /tmp and /var/tmp, user, the default namespace.init", cs, 4);
 	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours (its script) / Linux-PAM (Debian's)");
-	set_bound(0.9, cpu_oc(&cs[0]) / cpu_oc(&cs[2]), "CPU");
+	set_bound(BOUND_INIT_OC, cpu_oc(&cs[0]) / cpu_oc(&cs[2]), "CPU");
 	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[2]), 0.9, NULL,
 		   "init: open+close, ours / Linux-PAM, both Debian's script");
-	set_bound(0.9, cpu_oc(&cs[1]) / cpu_oc(&cs[2]), "CPU");
+	set_bound(BOUND_INIT_OC, cpu_oc(&cs[1]) / cpu_oc(&cs[2]), "CPU");
 	unlink("/etc/security/namespace.init");
 	unlink(CONF_DIR "/namespace.init");
 	free_contestants(cs, 4);
@@ -437,7 +437,7 @@ static void scenario_parallel(void)
 			   percentile(rate[1], opt.par_rounds, 50),
 		   1.0, NULL, "%u at once: sessions per second, ours / Linux-PAM", workers);
 	/* The sessions Linux-PAM's CPU time pays for, per one of ours: as a rate. */
-	set_bound(1.0,
+	set_bound(BOUND_PARALLEL_CPU,
 		  percentile(cpu[1], opt.par_rounds, 50) / percentile(cpu[0], opt.par_rounds, 50),
 		  "CPU");
 }
