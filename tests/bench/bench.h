@@ -33,6 +33,12 @@
 #define BOUND_NOINIT_OC 0.75
 #define BOUND_TMPFS_OC	0.80
 #define BOUND_MOUNTS_OC 0.50
+/*
+ * noinit's whole child (fork, loading the module, open, close, exit): the
+ * target is Linux-PAM's (1.0x); measured 0.97x to 1.02x after issue 31's
+ * fixes, a regression bound just above. Issue 34 measures the module's size.
+ */
+#define BOUND_NOINIT_WHOLE 1.08
 /* share_namespace: a building session's CPU against Linux-PAM's (target 1.0x) */
 #define BOUND_SHARE_BUILD_OC 1.50
 /*

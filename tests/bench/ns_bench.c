@@ -146,7 +146,7 @@ static void scenario_noinit(void)
 	set_least(median_oc(&cs[3]), median_oc(&cs[2]), median_oc(&cs[2]));
 	add_target(AT_MOST, median_whole(&cs[0]) / median_whole(&cs[1]), 1.0, NULL,
 		   "noinit: whole child, ours / Linux-PAM");
-	set_bound(1.0, cpu_whole(&cs[0]) / cpu_whole(&cs[1]), "CPU");
+	set_bound(BOUND_NOINIT_WHOLE, cpu_whole(&cs[0]) / cpu_whole(&cs[1]), "CPU");
 	add_target(AT_MOST, ours_forks + noscript_forks, 0, "of 2 forked",
 		   "no script applies (noinit; no namespace.init): sessions forking");
 	targets[n_targets - 1].exact = true;
