@@ -94,7 +94,7 @@ apt-get install -s --no-install-recommends "${pkgs[@]}" >apt.log 2>&1 || { tail 
 echo "ok: ${#pkgs[@]} packages: $(grep -c "^Inst " apt.log) to install, none unknown"
 echo "# debian/control Build-Depends"
 sed -n "/^Build-Depends:/,/^[A-Z]/p" debian/control | sed "1s/^Build-Depends://;\$d" | tr -d " \n" |
-	tr "," "\n" | sed "s/\[.*\]//" >bd.list
+	tr "," "\n" | sed -e "s/\[.*\]//" -e "s/<[^>]*>//g" >bd.list
 grep -q "^libaudit-dev$" bd.list || { echo "FAIL: libaudit-dev not in Build-Depends"; exit 1; }
 apt-get install -s --no-install-recommends $(grep -v debhelper-compat bd.list) >apt-bd.log 2>&1 ||
 	{ tail -n 20 apt-bd.log; exit 1; }
