@@ -50,7 +50,7 @@ mutations=(
 	# the descriptor rules
 	'nofollow@security/symlinks@kernel/path.c@s/ \| O_NOFOLLOW//g@no O_NOFOLLOW: links in user directories followed'
 	'nosymlinks@security/race@kernel/path.c@s/KN_RESOLVE_NO_SYMLINKS \| //g@openat2 without RESOLVE_NO_SYMLINKS'
-	'instfollow@security/symlinks@pam_namespace/*.c@s/fd = kn_open_child_dir\(pfd, e->instance_name\);/fd = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); if (fd < 0) fd = -errno;/@the instance opened with a plain openat, links followed'
+	'instfollow@security/symlinks@pam_namespace/*.c@s/kn_open_child_dir\(pfd, e->instance_name\)/__extension__({ int m_ = openat(pfd, e->instance_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC); m_ < 0 ? -errno : m_; })/g@the instance opened with a plain openat, links followed'
 	'nofsuid@security/symlinks@kernel/path.c@s/if \(st->st_uid == 0 \|\| geteuid\(\) != 0\)/if (true)/@no fsuid switch: user directories searched as root'
 	# the configuration files (trusted only when root's and only root's)
 	'cfgowner@security/hostile_input integration/config@pam_namespace/config*.c@s/if \(trust_checks && \(st\.st_uid != 0 \|\| /if (trust_checks \&\& (/@a configuration file not required to be root'"'"'s'
