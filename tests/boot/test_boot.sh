@@ -9,6 +9,14 @@
 # over ssh, reboots, and prints one PASS or FAIL line per check.
 #
 #   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]
+#   test_boot.sh --prepare MODE
+#
+# --prepare builds only what MODE's image is made from, the root file
+# system and the .deb, into their caches, and exits: tests/run starts it in
+# the background for every mode before the suites, so that the downloads
+# and builds (several minutes each on a cold run) overlap the other suites
+# instead of holding the machine while a boot test waits for them. The
+# caches' locks make a boot test that starts meanwhile wait for the build.
 #
 # default: the module line of "Deploying it", two boots (boot.py default).
 # shared: the same line with share_namespace (issue 15), put in place by
@@ -40,9 +48,14 @@
 # on 127.0.0.1 to the guest's sshd).
 set -euo pipefail
 
+prepare=
+if [[ ${1:-} == --prepare ]]; then
+	prepare=1
+	shift
+fi
 mode=${1:-default}
 [[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared)$ ]] || {
-	echo "usage: test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]" >&2
+	echo "usage: test_boot.sh [--prepare] [default|shared|selinux|mls|trixie|trixie_shared]" >&2
 	exit 2
 }
 # trixie_shared is shared on Debian 13: MODE says which checks, release
@@ -120,6 +133,7 @@ else
 fi
 echo "# root file system: $tarball"
 echo "# package: $deb ($((SECONDS - start)) s so far)"
+[[ -z $prepare ]] || exit 0
 
 # Does the packaged module know issue 15's share_namespace? Its argument
 # table holds every argument's name, so the name is in the .so exactly when
