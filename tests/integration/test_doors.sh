@@ -5,7 +5,9 @@
 # root to alice), sudo -i, runuser -u, runuser -l, and an at job run by
 # atd. Each is enabled the two ways the README gives:
 #   - by hand: the module's line at the end of the door's own file (sudo,
-#     sudo-i, runuser, atd; runuser-l includes runuser, so not there),
+#     sudo-i, runuser, atd; runuser-l includes runuser, so not there: put
+#     there too, it runs twice, the tool warns, and the second run mounts
+#     nothing),
 #   - pam-auth-update --enable namespace-ng, the package's profile (its
 #     module named by this test's path), into common-session and
 #     common-session-noninteractive,
@@ -302,6 +304,20 @@ every_door() {
 
 deploy by-hand
 every_door by-hand
+
+# The README puts the line in runuser only, as runuser-l includes it; put
+# in both, the stack runs the module twice: the tool says so, and the
+# second run mounts nothing (one mount on /tmp all the same).
+if [[ -n "$HAVE_RUNUSER" ]]; then
+	printf 'session    required   %s\n' "$NS_MODULE" >>/etc/pam.d/runuser-l
+	out=$("$NS_CHECK" --service runuser-l 2>&1) || fail "--service runuser-l: $out"
+	assert_contains "$out" "runuser-l: pam_namespace runs 2 times at session open" "--service runuser-l, twice"
+	assert_contains "$out" "warning: pam_namespace runs again for service runuser-l (run 2; the first is /etc/pam.d/runuser:" \
+		"--service runuser-l, twice"
+	sb_note "--service runuser-l, the line in runuser and runuser-l: runs 2 times, warned"
+	private "by-hand, in runuser and runuser-l: root: runuser -l alice" door_runuser_l alice runuser-l-twice
+	assert_log_contains "nothing mounted" "runuser -l, the module twice in its stack"
+fi
 
 pam_auth_update_setup
 deploy pam-auth-update
