@@ -34,8 +34,9 @@ packages+=,libpam-modules,libpam-runtime,libpam-systemd,login,util-linux,bsdutil
 # kept in /opt/ns-debs for them to unpack as tests/vm/fetch.sh does on the
 # host, nss_wrapper's, and share='s X server and client.
 packages+=,openssh-server,openssh-client,sshpass,openssl,iproute2,libnss-wrapper,xvfb,x11-utils
-# strace: the EINVAL case of integration/share injects with it.
-packages+=,strace
+# strace: the EINVAL case of integration/share injects with it; sudo and at:
+# the doors of integration/doors.
+packages+=,strace,sudo,at
 
 key=$(printf '%s\n' "$suite" "$mirror" "$packages" minbase lists | sha256sum | cut -c1-16)
 root=$cache/root-$suite-$key
