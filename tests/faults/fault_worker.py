@@ -115,6 +115,12 @@ def scenarios(linux_pam):
                  conf=BASE_CONF + "/var/tmp /var/tmp/tmp-inst/ tmpdir root\n",
                  polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"], share=True,
                  tmpdirs=["/var/tmp/tmp-inst"], held=True),
+            # --kill only: not the module's calls but pam_namespace_check
+            # --drop's, on what two killed sessions left (Worker.make_stale).
+            dict(name="share_drop", args="share_namespace",
+                 conf=BASE_CONF + "/var/tmp /var/tmp/tmp-inst/ tmpdir root\n",
+                 polydirs=["/tmp", "/var/tmp"], parents=["/var/tmp/tmp-inst"], share=True,
+                 tmpdirs=["/var/tmp/tmp-inst"], drop=True),
         ]
     return s
 
@@ -192,6 +198,25 @@ def killed_inside(trace):
     return False
 
 
+def norm_call(text):
+    """A traced call as strace printed it at its entry, numbers and addresses
+    blanked (a pid, an inode or a buffer's address differs between runs;
+    the call, its flags and its names do not)."""
+    text = re.sub(r"^\d+\s+", "", text)
+    text = re.sub(r"\s*<unfinished \.\.\.>.*$|\s+= \?$", "", text)
+    return re.sub(r"\d+", "N", re.sub(r"0x[0-9a-f]+", "X", text)).rstrip(", ")
+
+
+def killed_at(trace, name, n, text, instance):
+    """The process died of the injected SIGKILL at the n-th call name, and
+    that call is the one calibration saw (text, its line there, with the
+    tmpdir instance's random name as INSTANCE; instance, this run's)."""
+    calls = [ln for ln in trace.splitlines() if re.match(r"^\d+\s+%s\(" % name, ln)]
+    if "+++ killed by SIGKILL" not in trace or len(calls) != n:
+        return False
+    return norm_call(text).startswith(norm_call(calls[-1].replace(instance, "INSTANCE")))
+
+
 def pin_dir_private():
     """share_namespace's own mount, where there is one, is private: a shared
     one would carry every pin into the host's namespace and refuse sharing."""
@@ -264,6 +289,11 @@ class Worker:
         # How strace -k names its frames: the file's name (the VM installs
         # it as pam_namespace_ng.so).
         self.module_name = os.path.basename(self.module)
+        # pam_namespace_check (scenario share_drop), and how its frames are named.
+        self.tool = os.environ.get("NS_CHECK")
+        self.tool_name = os.path.basename(self.tool or "pam_namespace_check")
+        # The random name of the tmpdir instance make_stale left.
+        self.stale_instance = None
         self.ours = module_is_ours
         self.caller_ns = mnt_ns()
         self.baseline = mounts()
@@ -443,6 +473,8 @@ class Worker:
         return calls, res
 
     def points(self):
+        if self.sc.get("drop"):
+            return self.drop_points()
         calls, res = self.calibrate()
         self.check_clean_run(res)
         pts = []
@@ -598,6 +630,11 @@ class Worker:
                 "-e", "inject=%s:signal=KILL:when=%d" % (name, n)]
 
     def run_kill_point(self, pt):
+        if self.sc.get("drop"):
+            return self.run_drop_kill_point(pt)
+        return self.run_session_kill_point(pt)
+
+    def run_session_kill_point(self, pt):
         """The client killed at one call of its open or close; then every
         later login must open private, nothing may stay mounted in the
         caller's namespace, and what the killed session left must be gone
@@ -725,8 +762,10 @@ class Worker:
         st = os.lstat(p)
         return st.st_uid == 0 and (st.st_mode & 0o7777) == 0 and not os.listdir(p)
 
-    def check_after(self, pt):
-        """The next clean session, and the held one."""
+    def check_after(self, pt, records_later=False):
+        """The next clean session, and the held one. records_later: a record
+        of a session gone may stay after its close (a later --drop removes
+        it); a pin or state may not."""
         v = []
         probe = self.sc["polydirs"][0] + "/ns-fault-probe"
         cmd = ["timeout", "-k", "5", str(TIMEOUT), self.driver, "ns-driver", USER, "--",
@@ -758,8 +797,196 @@ class Worker:
             if self.held.poll() is not None:
                 v.append("the held session ended")
             self.release_held()
-        left = pins()
+        left = [k for k in pins() if not records_later or k.endswith((".ns", ".state"))]
         if left:
             v.append("stale after the last close: %s" % ", ".join(sorted(left)))
         return v
 
+    # -- pam_namespace_check --drop, killed at each of its calls (share_drop)
+
+    def make_stale(self):
+        """What --drop is there for: sessions of the user whose close never
+        ran, as when systemd kills a user manager's "(sd-pam)" at its stop
+        timeout and then runs user@.service's ExecStopPost. Two sessions
+        share one namespace (the second joins the first's while it is
+        open), each writes into its tmpdir instance as the user (a file,
+        a directory with a file in it), then kills its client before the
+        close. Left: the pin, mounted here, the state, two records of
+        processes gone and the tmpdir instance with the user's files:
+        every step of --drop has something to do. Returns what is wrong
+        with what was made, an empty list if nothing."""
+        procs, v = [], []
+        for i in (0, 1):
+            ready = "%s/stale%d" % (SB_OUT, i)
+            if os.path.exists(ready):
+                os.unlink(ready)
+            # The client is the session command's parent; root's shell
+            # kills it once the test closes its input.
+            script = ("setpriv --reuid=%d --regid=%d --clear-groups /bin/sh -c "
+                      "'echo x >/var/tmp/f%d && mkdir -p /var/tmp/d && echo y >/var/tmp/d/g%d' "
+                      "&& : >%s; read x; kill -KILL $PPID" % (UID, UID, i, i, ready))
+            procs.append(subprocess.Popen(
+                ["timeout", "-k", "5", str(TIMEOUT), self.driver, "ns-driver", USER, "--",
+                 "/bin/sh", "-c", script],
+                stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            for _ in range(TIMEOUT * 200):
+                if os.path.exists(ready) or procs[-1].poll() is not None:
+                    break
+                time.sleep(0.005)
+            if not os.path.exists(ready):
+                v.append("stale session %d did not open and write its /var/tmp" % i)
+        for p in procs:
+            p.stdin.close()
+        for i, p in enumerate(procs):
+            try:
+                rc = p.wait(TIMEOUT + 10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                rc = p.wait()
+            if rc not in (137, -9):  # timeout(1) dies of its child's signal
+                v.append("stale session %d's client was not killed (status %d)" % (i, rc))
+        left = pins()
+        if (sum(1 for k in left if k.endswith(".ns")) != 1 or
+                sum(1 for k in left if k.endswith(".state")) != 1 or
+                sum(1 for k in left if "@" in k) != 2):
+            v.append("the stale sessions left %s, not one pin, one state and two records"
+                     % (", ".join(sorted(left)) or "nothing"))
+        inst = listing("/var/tmp/tmp-inst") or []
+        if len(inst) != 1:
+            v.append("the stale sessions left %d tmpdir instances, not one" % len(inst))
+        self.stale_instance = inst[0] if inst else None
+        return v
+
+    def drop_cmd(self):
+        return [self.tool, "--drop", USER]
+
+    def drop_points(self):
+        """Calibration of share_drop: --drop run once under strace -f -k on
+        what make_stale left. The tool is a process of its own, so all it
+        calls is its own; but before its main() the dynamic loader maps
+        libraries and libselinux's constructor probes for selinuxfs, none
+        of which touches anything outside the process, so a kill there
+        leaves exactly what a --drop never started leaves. The points are
+        therefore, as for the module, the calls whose stack has a frame in
+        the tool's binary (from main() to exit; a call strace could not
+        unwind counts when the next one is the tool's), each occurrence
+        numbered within the process as strace's when=N counts it. A clean
+        --drop must remove all make_stale left, and fork nothing: a child's
+        calls are counted apart by when=N, and would not be the points
+        numbered here."""
+        self.reset()
+        bad = self.make_stale()
+        if bad:
+            raise SystemExit("calibration of share_drop: " + "; ".join(bad))
+        log = SB_OUT + "/calibrate.txt"
+        p = subprocess.run(["timeout", "-k", "5", str(TIMEOUT), "strace", "-qq", "-f", "-k",
+                            "-o", log] + self.drop_cmd(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out = p.stdout.decode(errors="replace")
+        left = sorted(pins()) + ["/var/tmp/tmp-inst/" + n
+                                 for n in listing("/var/tmp/tmp-inst") or []]
+        if p.returncode != 0 or left:
+            raise SystemExit("calibration of share_drop: the clean --drop ended in %d and left "
+                             "%s: %s" % (p.returncode, ", ".join(left) or "nothing", out))
+        with open(log) as f:
+            lines = f.read().splitlines()
+        seen, counts, pids = [], {}, []
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            stack = []
+            i += 1
+            while i < len(lines) and lines[i].startswith(" > "):
+                stack.append(lines[i])
+                i += 1
+            m = re.match(r"^(\d+)\s+([a-z0-9_]+)\(", line)
+            if not m:
+                continue
+            if m.group(1) not in pids:
+                pids.append(m.group(1))
+            name = m.group(2)
+            counts[name] = counts.get(name, 0) + 1
+            mine = any(self.tool_name in s for s in stack)
+            lost = any("unexpected_backtracing_error" in s for s in stack)
+            seen.append((dict(phase="drop", name=name, n=counts[name],
+                              frame=bool(self.frame) and any(self.frame in s for s in stack),
+                              text=re.sub(r"^\d+\s+", "", line).replace(
+                                  self.stale_instance, "INSTANCE")), mine, lost))
+        if len(pids) != 1:
+            raise SystemExit("calibration of share_drop: --drop ran in %d processes (%s); "
+                             "the points count one" % (len(pids), " ".join(pids)))
+        calls = [c for k, (c, mine, lost) in enumerate(seen)
+                 if mine or (lost and k + 1 < len(seen) and seen[k + 1][1])]
+        self.reset()
+        pts = [dict(phase="drop", faults=[(c["name"], c["n"])], text=c["text"], frame=c["frame"])
+               for c in calls if c["name"] not in self.never]
+        return pts, set(c["name"] for c in calls)
+
+    def run_drop_kill_point(self, pt):
+        """--drop killed at one of its calls, twice. First as user@.service
+        has it: the next sessions of alice and bob, then their manager's
+        ExecStopPost, a second --drop. After the kill, as after a killed
+        session: nothing new mounted in the caller's namespace, the pin
+        directory private, the next sessions private, theirs to write, no
+        pin or state after their close (an open drops a pin whose sessions
+        are gone). Then with no session in between: a second --drop alone
+        (run again by hand, or the user never logs in again) must finish
+        what the killed one left. Each time, once the helper (at boot) has
+        run too, nothing of the stale sessions may be left: no pin, state
+        or record, no tmpdir instance, no staged directory, no mount."""
+        v = []
+        for then in ("sessions", "drop"):
+            r = self.drop_killed_once(pt, then == "sessions")
+            if r["outcome"] != "killed":
+                return r
+            v += ["then %s: %s" % ("the sessions, --drop" if then == "sessions"
+                                   else "--drop alone", x) for x in r["violations"]]
+        return dict(pt, outcome="killed", violations=v, log=[])
+
+    def drop_killed_once(self, pt, sessions):
+        """One kill of --drop at pt, then the next sessions (if sessions)
+        and a second --drop."""
+        v = []
+        self.reset()
+        before = self.watched()
+        mounts_clean = mounts()
+        bad = self.make_stale()
+        if bad:
+            return dict(pt, outcome="setup", violations=bad, log=[])
+        mounts_before = mounts()
+        (name, n), = pt["faults"]
+        p = subprocess.run(["timeout", "-k", "5", str(TIMEOUT), "strace", "-qq", "-f", "-o",
+                            SB_OUT + "/point.txt", "-e", "trace=" + name,
+                            "-e", "inject=%s:signal=KILL:when=%d" % (name, n)] + self.drop_cmd(),
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        sandbox_intact()
+        with open(SB_OUT + "/point.txt") as f:
+            trace = f.read()
+        if not killed_at(trace, name, n, pt["text"], self.stale_instance):
+            return dict(pt, outcome="drift",
+                        violations=["--drop was not killed where calibration found the call"],
+                        log=trace.splitlines()[-3:])
+        if p.returncode not in (137, -9):
+            v.append("--drop was not killed (status %d)" % p.returncode)
+        for m in mounts():
+            if m not in mounts_before:
+                v.append("the killed --drop left a mount on %s in the caller's namespace" % m[0])
+        v += pin_dir_private()
+        if sessions:
+            v += self.check_after(pt, records_later=True)
+            v += self.check_other_user()
+        again = subprocess.run(["timeout", "-k", "5", str(TIMEOUT)] + self.drop_cmd(),
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        if again.returncode != 0:
+            v.append("a second --drop failed (%d): %s" % (
+                again.returncode, " | ".join(again.stdout.decode(errors="replace")
+                                             .strip().splitlines())[-200:]))
+        v += self.check_leftovers(before)
+        left = sorted(pins())
+        if left:
+            v.append("%s/%d/{%s} left after the later steps and the helper"
+                     % (PIN_DIR, UID, ",".join(left)))
+        for m in mounts():
+            if m not in mounts_clean:
+                v.append("a mount on %s left after the later steps" % m[0])
+        return dict(pt, outcome="killed", violations=v, log=[])

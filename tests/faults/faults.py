@@ -55,6 +55,19 @@ points only), as a crash or the OOM killer would, and after each:
     their close (a stale one is repaired by the next open);
   - no tmpdir instance of the killed session is left once those sessions
     and the helper (NS_HELPER, run at boot) have run.
+With --kill, scenario share_drop kills pam_namespace_check --drop (NS_CHECK,
+user@.service's ExecStopPost) instead, at each of its own calls: those
+whose stack has a frame in the tool's binary, from its main() to its exit
+(the dynamic loader's and libselinux's constructor's calls before main()
+touch nothing outside the process: a kill there leaves what a --drop that
+never ran leaves). What it drops is what two sessions sharing a namespace
+leave when their client is killed before the close: the pin, the state,
+two records of processes gone and a tmpdir instance holding the user's
+files. After each kill, the checks above, with a second --drop (their
+manager's ExecStopPost) after those next sessions; and, in a second run of
+the point, a second --drop alone, with no session in between. Each time,
+once the helper has run too, nothing of the stale sessions may be left:
+no pin, state or record, tmpdir instance, staged directory or mount.
 
 In the selinux suite's VM (tests/vm/test_selinux_faults.sh) one worker
 runs the context and level scenarios, and --summarize sums its lines up.
@@ -91,6 +104,8 @@ def worker_main(a):
         if a.scenario and sc["name"] not in a.scenario:
             continue
         if selects and sc["name"] not in [x[0] for x in selects]:
+            continue
+        if sc.get("drop") and not a.kill:
             continue
         if sc.get("share") and mnt_ns("1") != mnt_ns():
             # Without a PID namespace of its own the sandbox is not where
@@ -168,6 +183,11 @@ def main():
         print("ERROR: no such scenario: %s (there are: %s)"
               % (" ".join(unknown), " ".join(all_scenario_names())))
         return 1
+    kill_only = sorted(set(n for n in kill_only_names() if n in (a.scenario or []) or
+                           n in [x.split(":", 1)[0] for x in a.select or []]))
+    if kill_only and not a.kill:
+        print("ERROR: scenario %s runs only with --kill" % " ".join(kill_only))
+        return 1
 
     if os.geteuid() != 0:
         print("SKIP: needs root")
@@ -196,6 +216,11 @@ def main():
         return 77
     module = os.environ.get("NS_MODULE", "")
     ours = "pam_namespace/pam_namespace.so" in module or os.environ.get("NS_FAULTS_OURS")
+    drops = [n for n in kill_only_names() if a.kill and ours and wanted(a, n)]
+    if drops and not os.environ.get("NS_CHECK"):
+        print("ERROR: scenario %s needs NS_CHECK, the pam_namespace_check to kill (or leave "
+              "it out with --scenario)" % " ".join(drops))
+        return 1
     a.ours_module = bool(ours)
     print("# module: %s" % module)
     not_run = {}
@@ -238,6 +263,12 @@ def main():
                                                              err.decode(errors="replace")[-2000:]))
     errors += too_few(a, results, calib, not_run)
     return report(a, results, calib, errors, start, not_run)
+
+
+def kill_only_names():
+    """The scenarios only --kill runs (share_drop: what is checked after a
+    failed call of the module does not apply to a tool)."""
+    return [sc["name"] for sc in scenarios(False) if sc.get("drop")]
 
 
 def all_scenario_names():
@@ -283,7 +314,7 @@ def too_few(a, results, calib, not_run):
             errors.append("--only matched %d points, fewer than %d" % (len(results), a.min_points))
         return errors
     for name in all_scenario_names():
-        if not wanted(a, name) or name in not_run:
+        if not wanted(a, name) or name in not_run or (name in kill_only_names() and not a.kill):
             continue
         n = sum(1 for r in results if r["scenario"] == name)
         if name not in calib:

@@ -5,8 +5,9 @@
 # passing with nothing tested. A --select naming a call the scenario never
 # makes (as fchown would once renamed fchownat), a minimum above what a
 # scenario has, and an unknown scenario must each end in status 1 naming
-# why; a --select that matches passes (the control). Skipped (77) where
-# faults.py is (no root, no strace, valgrind).
+# why; a --select that matches passes (the control). The same for --kill's
+# share_drop, which also must fail without --kill or without NS_CHECK.
+# Skipped (77) where faults.py is (no root, no strace, valgrind).
 set -euo pipefail
 faults=$(dirname "$0")/faults.py
 
@@ -31,3 +32,10 @@ expect 1 "--select user:fchownat tried 0 points, fewer than 1" --select user:fch
 expect 1 "--select user:fchown tried" --select user:fchown --min-points 100000
 expect 1 "no such scenario: nosuch" --scenario nosuch
 expect 0 "0 violations" --select init:unshare
+# --kill's scenario share_drop (pam_namespace_check --drop killed at each
+# of its calls): the same guards, and it needs --kill and NS_CHECK.
+expect 1 "scenario share_drop runs only with --kill" --scenario share_drop
+NS_CHECK='' expect 1 "scenario share_drop needs NS_CHECK" --kill --scenario share_drop
+expect 1 "--select share_drop:fchownat tried 0 points, fewer than 1" --kill \
+	--select share_drop:fchownat
+expect 0 "0 violations" --kill --select share_drop:flock
