@@ -327,10 +327,10 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 	*ret_new = false;
 	if (e->method == NS_METHOD_TMPDIR) {
 		const char *templ = strrchr(e->instance, '/') + 1;
-
 		struct stat pst;
 		bool pst_ok = fstat(pfd, &pst) == 0;
 
+		/* The user's leftovers first, then her marker (apply_tmpdirs.c): never fatal. */
 		if (pst_ok)
 			apply_remove_leftovers(c, e, pfd, &pst);
 		fd = make_tmpdir(pfd, templ, poly, &name);

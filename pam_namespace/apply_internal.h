@@ -49,9 +49,10 @@ struct apply_ctx {
 	struct apply_lock *locks; /* released after undo_made, on commit or rollback */
 	size_t n_locks;
 	struct ns_session sess;
-	struct kn_dir root;	       /* "/" in the new namespace, where every walk starts */
-	uint64_t leftover_deadline;    /* apply_tmpdirs.c: set at its first leftover */
-	unsigned long long self_start; /* this process's start time, once read */
+	struct kn_dir root;	    /* "/" in the new namespace, where every walk starts */
+	uint64_t leftover_deadline; /* apply_tmpdirs.c: set at its first leftover */
+	int self_pid;		    /* apply_tmpdirs.c: this process, once read */
+	unsigned long long self_start;
 };
 
 /*

@@ -42,13 +42,17 @@ static bool parent_private(const struct stat *st)
 	return st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
-static int self_start(struct apply_ctx *c, unsigned long long *ret)
+/* This process (not the calling thread: /proc/PID/stat is the leader's), read once per open. */
+static int self_id(struct apply_ctx *c, int *ret_pid, unsigned long long *ret_start)
 {
 	int k = 0;
 
-	if (c->self_start == 0)
-		k = kn_pid_starttime(getpid(), &c->self_start);
-	*ret = c->self_start;
+	if (c->self_start == 0) {
+		c->self_pid = getpid();
+		k = kn_pid_starttime(c->self_pid, &c->self_start);
+	}
+	*ret_pid = c->self_pid;
+	*ret_start = c->self_start;
 	return k;
 }
 
@@ -57,7 +61,7 @@ void apply_mark_tmpdir(struct apply_ctx *c, const struct ns_plan_entry *e, int p
 {
 	unsigned long long start;
 	char *name, line[64];
-	int fd, n, k;
+	int fd, n, k, pid;
 
 	if (!c->opts->mark_tmpdirs || !parent_private(st))
 		return;
@@ -66,7 +70,7 @@ void apply_mark_tmpdir(struct apply_ctx *c, const struct ns_plan_entry *e, int p
 		k = -ENOMEM;
 		goto out;
 	}
-	k = self_start(c, &start);
+	k = self_id(c, &pid, &start);
 	if (k < 0)
 		goto out;
 	fd = openat(pfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -74,7 +78,7 @@ void apply_mark_tmpdir(struct apply_ctx *c, const struct ns_plan_entry *e, int p
 		k = -errno;
 		goto out;
 	}
-	n = snprintf(line, sizeof(line), "%d %llu\n", (int)getpid(), start);
+	n = snprintf(line, sizeof(line), "%d %llu\n", pid, start);
 	errno = 0;
 	if (write(fd, line, (size_t)n) != n)
 		k = errno ? -errno : -EIO;
