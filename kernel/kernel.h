@@ -300,6 +300,38 @@ int kn_unpin_ns(int dirfd, const char *name);
  * system is not asked again.
  */
 int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret);
+/*
+ * The start time of process pid (field 22 of /proc/PID/stat, in clock
+ * ticks since boot): with the pid, who the process is, on any kernel.
+ * -ENOENT if there is no such process; -EIO for a line that cannot be read.
+ */
+int kn_pid_starttime(pid_t pid, unsigned long long *ret);
+
+/* --- which names mounts use (mntuse.c) --- */
+
+/* kn_mounts_using may fork a child that setns()es into a namespace no task shows. */
+#define KN_MNTUSE_ENTER 0x1u
+
+/* The namespaces that could not be looked into. */
+struct kn_mntuse_unseen {
+	unsigned n;
+	char first[160]; /* the first of them: its path and why */
+};
+
+/*
+ * For each of names[0..n) (directory names), whether it is a whole path
+ * component of the root of some mount, in any mount namespace: every
+ * task's, read from its mountinfo; then those only a descriptor of a
+ * process (/proc/PID/fd) or an nsfs bind mount in the caller's namespace
+ * (a pin) holds, looked into from a forked child with KN_MNTUSE_ENTER,
+ * otherwise counted in *ret_unseen (no fork: a threaded caller's child may
+ * not even malloc). With ret_unseen->n > 0 a name not marked may still be
+ * mounted there: the caller keeps every name. A name that mountinfo would
+ * escape (blank, backslash) or with a '/' is marked used. ret_used (n
+ * bools) and *ret_unseen are written on success; 0 or a negative errno.
+ */
+int kn_mounts_using(const char *const *names, size_t n, unsigned flags, bool *ret_used,
+		    struct kn_mntuse_unseen *ret_unseen);
 
 /* --- locks (lock.c) --- */
 

@@ -2,12 +2,15 @@
 /*
  * Pinning a mount namespace to a file, and opening a pinned one again
  * (share_namespace). A namespace lives as long as a process is in it, a
- * descriptor holds it, or its nsfs inode is bind-mounted somewhere.
+ * descriptor holds it, or its nsfs inode is bind-mounted somewhere. Also
+ * who a process is (pidfs inode, start time), for records that name one.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -204,4 +207,36 @@ int kn_pid_inode(pid_t pid, bool known_pidfs, unsigned long long *ret)
 		*ret = (unsigned long long)st.st_ino;
 	close((int)pidfd);
 	return r;
+}
+
+int kn_pid_starttime(pid_t pid, unsigned long long *ret)
+{
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return n < 0 && errno == ESRCH ? -ENOENT : -EIO;
+	buf[n] = '\0';
+	/* The command may hold ')' and blanks: fields are counted from the last ')', field 2's end.
+	 */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EIO;
+	for (int field = 3; field <= 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+	}
+	if (!isdigit((unsigned char)p[1]))
+		return -EIO;
+	*ret = strtoull(p + 1, NULL, 10);
+	return 0;
 }

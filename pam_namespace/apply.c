@@ -470,6 +470,18 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
 		if (k < 0 && k != -ENOENT)
 			r = close_failed(fail, r, "removing the tmpdir instance", t->path, k, log,
 					 log_userdata);
+		/* Out of time: the marker stays, and the user's next open tries again. */
+		if ((k == 0 || k == -ENOENT) && t->marker) {
+			if (unlinkat(t->parent_fd, t->marker, 0) < 0 && errno != ENOENT && log)
+				log(log_userdata, false,
+				    "cannot remove %.*s%s, the marker of the tmpdir instance %s: "
+				    "%s; "
+				    "the next open of its user removes it",
+				    (int)(strrchr(t->path, '/') + 1 - t->path), t->path, t->marker,
+				    t->path, strerror(errno));
+			free(t->marker);
+			t->marker = NULL;
+		}
 	}
 	return r;
 }
@@ -481,6 +493,7 @@ void ns_session_forget_tmpdirs(struct ns_session *sess)
 			close(sess->tmpdirs[i].parent_fd);
 		free(sess->tmpdirs[i].name);
 		free(sess->tmpdirs[i].path);
+		free(sess->tmpdirs[i].marker);
 	}
 	free(sess->tmpdirs);
 	sess->tmpdirs = NULL;

@@ -14,7 +14,14 @@ struct ns_apply_opts {
 	bool mount_private;
 	bool ignore_instance_parent_mode;
 	bool debug;
+	/*
+	 * A plain session (not share_namespace's pinned build): a marker
+	 * beside each tmpdir instance it makes, and the leftovers of uid's
+	 * sessions that never closed removed first (apply_tmpdirs.c).
+	 */
+	bool mark_tmpdirs;
 	unsigned init_timeout; /* seconds */
+	uid_t uid;	       /* the user's, for mark_tmpdirs */
 	const char *user;      /* for the init script */
 	/*
 	 * unmnt_remnt, unmnt_only: polydirs of the original user to unmount
@@ -82,7 +89,8 @@ struct ns_session {
 	struct ns_tmpdir {
 		int parent_fd;
 		char *name;
-		char *path; /* for messages */
+		char *path;   /* for messages */
+		char *marker; /* its marker's name (mark_tmpdirs), or NULL */
 	} * tmpdirs;
 	size_t n_tmpdirs;
 };
@@ -112,7 +120,16 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	"place for pam_namespace_helper to remove at the next boot"
 
 /*
- * Close: unmount polydirs when asked, remove tmpdir instances. Returns the
+ * Root's time, at an open, to remove the tmpdir instances that the user's
+ * sessions which never closed left (all of them, every line's): past it,
+ * what is left stays for the next open or pam_namespace_helper.
+ */
+#define NS_LEFTOVER_BOUND_MS 2000
+
+/*
+ * Close: unmount polydirs when asked, remove tmpdir instances (and then
+ * their markers; one whose instance ran out of time stays, for the next
+ * open to try again). Returns the
  * first error, in fail; each later one is logged (log may be NULL).
  */
 int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *fail,

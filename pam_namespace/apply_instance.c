@@ -327,7 +327,12 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 	*ret_new = false;
 	if (e->method == NS_METHOD_TMPDIR) {
 		const char *templ = strrchr(e->instance, '/') + 1;
+		struct stat pst;
+		bool pst_ok = fstat(pfd, &pst) == 0;
 
+		/* The user's leftovers first, then her marker (apply_tmpdirs.c): never fatal. */
+		if (pst_ok)
+			apply_remove_leftovers(c, e, pfd, &pst);
 		fd = make_tmpdir(pfd, templ, poly, &name);
 		if (fd < 0) {
 			close(pfd);
@@ -345,6 +350,8 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 			return apply_fail(c, e, "creating the tmpdir instance", e->instance, k,
 					  NULL);
 		}
+		if (pst_ok)
+			apply_mark_tmpdir(c, e, pfd, &pst, &c->sess.tmpdirs[c->sess.n_tmpdirs - 1]);
 		*ret_path = apply_strdupf("%s/%s", e->instance_parent, name);
 		free(name);
 		close(pfd);

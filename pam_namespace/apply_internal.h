@@ -11,11 +11,14 @@
  *                     its mode after the init script)
  *   apply_shares.c    share=: the real directories bound into the instance
  *   apply_init.c      the init script
+ *   apply_tmpdirs.c   the markers of tmpdir instances, and the leftovers of
+ *                     the user's sessions that never closed
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "apply.h"
@@ -46,7 +49,10 @@ struct apply_ctx {
 	struct apply_lock *locks; /* released after undo_made, on commit or rollback */
 	size_t n_locks;
 	struct ns_session sess;
-	struct kn_dir root; /* "/" in the new namespace, where every walk starts */
+	struct kn_dir root;	    /* "/" in the new namespace, where every walk starts */
+	uint64_t leftover_deadline; /* apply_tmpdirs.c: set at its first leftover */
+	int self_pid;		    /* apply_tmpdirs.c: this process, once read */
+	unsigned long long self_start;
 };
 
 /*
@@ -72,6 +78,17 @@ int apply_keep_instance_private(struct apply_ctx *c, const struct ns_plan_entry 
 /* apply_shares.c */
 int apply_mount_shares(struct apply_ctx *c, const struct ns_plan_entry *e,
 		       const struct kn_dir *poly, int mnt_fd);
+/* apply_tmpdirs.c */
+/*
+ * Before a tmpdir instance is made in the parent pfd (st its fstat): remove
+ * the user's leftovers there whose session's opener is gone and that no
+ * mount namespace has mounted. Never fails the attempt: logged.
+ */
+void apply_remove_leftovers(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
+			    const struct stat *st);
+/* Write the marker of the session's tmpdir instance t; a failure is logged. */
+void apply_mark_tmpdir(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
+		       const struct stat *st, struct ns_tmpdir *t);
 /* apply_init.c */
 int apply_run_init_script(struct apply_ctx *c, const struct ns_plan_entry *e, const char *instance,
 			  bool created);

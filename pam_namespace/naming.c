@@ -122,3 +122,57 @@ char *ns_instance_name(const char *raw, bool gen_hash)
 	memcpy(out + NS_NAME_HASH_KEEP + 1, hash, 33);
 	return out;
 }
+
+char *ns_tmpdir_mark_name(uid_t uid, const char *instance)
+{
+	char *s;
+
+	if (asprintf(&s, "%s%u.%s", NS_TMPDIR_MARK_PREFIX, (unsigned)uid, instance) < 0)
+		return NULL;
+	return s;
+}
+
+int ns_tmpdir_mark_parse(const char *name, uid_t *ret_uid, const char **ret_instance)
+{
+	size_t plen = strlen(NS_TMPDIR_MARK_PREFIX);
+	unsigned long long uid = 0;
+	const char *p;
+
+	if (strncmp(name, NS_TMPDIR_MARK_PREFIX, plen) != 0)
+		return -EINVAL;
+	for (p = name + plen; *p >= '0' && *p <= '9'; p++) {
+		uid = uid * 10 + (unsigned)(*p - '0');
+		if (uid > UINT32_MAX)
+			return -EINVAL;
+	}
+	if (p == name + plen || *p != '.' || !p[1] || strcmp(p + 1, "..") == 0 ||
+	    strcmp(p + 1, ".") == 0)
+		return -EINVAL;
+	*ret_uid = (uid_t)uid;
+	*ret_instance = p + 1;
+	return 0;
+}
+
+int ns_tmpdir_mark_content(const char *text, int *ret_pid, unsigned long long *ret_start)
+{
+	unsigned long long v[2] = {0, 0};
+	const char *p = text;
+
+	for (int i = 0; i < 2; i++) {
+		const char *start = p;
+
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (v[i] > (UINT64_MAX - 9) / 10)
+				return -EINVAL;
+			v[i] = v[i] * 10 + (unsigned)(*p - '0');
+		}
+		if (p == start || *p != (i == 0 ? ' ' : '\n'))
+			return -EINVAL;
+		p++;
+	}
+	if (*p || v[0] == 0 || v[0] > INT32_MAX)
+		return -EINVAL;
+	*ret_pid = (int)v[0];
+	*ret_start = v[1];
+	return 0;
+}

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Longest instance name kept as it is (SPEC section 2). */
 #define NS_NAME_MAX_LEN	  80
@@ -29,3 +30,24 @@ char *ns_instance_name(const char *raw, bool gen_hash);
 
 /* 32 lowercase hex characters and a NUL into out; 0, or -ELIBACC without libmd. */
 int ns_md5_hex(const char *s, char out[33]);
+
+/*
+ * The marker of a plain session's tmpdir instance, beside it in the
+ * instance parent (pam_namespace(8)): ".pam_namespace-session.UID.NAME",
+ * NAME the instance's, holding "PID STARTTIME\n" of the process that opened
+ * the session. It says whose the instance is (the instance is root's, as
+ * its polydir) and whether its session's opener lives, so that the user's
+ * next open removes what a session that never closed left. It never
+ * matches a tmpdir instance's name (six letters or digits after the
+ * prefix): it has a '.' among them.
+ */
+#define NS_TMPDIR_MARK_PREFIX ".pam_namespace-session."
+/* The marker's name for uid's instance name (to free), or NULL. */
+char *ns_tmpdir_mark_name(uid_t uid, const char *instance);
+/*
+ * Whether name is a marker: 0 with *ret_uid and *ret_instance (inside
+ * name), -EINVAL if not.
+ */
+int ns_tmpdir_mark_parse(const char *name, uid_t *ret_uid, const char **ret_instance);
+/* "PID STARTTIME\n", whole: 0 with both; -EINVAL for anything else (a marker being written). */
+int ns_tmpdir_mark_content(const char *text, int *ret_pid, unsigned long long *ret_start);

@@ -20,41 +20,10 @@
 
 /* ------------------------------------------------------------ processes */
 
-static int proc_start(pid_t pid, unsigned long long *ret)
-{
-	char path[64], buf[1024];
-	const char *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -EIO;
-	buf[n] = '\0';
-	/* From the space after the command's ")", before field 3 (state), to field 22 (starttime).
-	 */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EIO;
-	p++;
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -EIO;
-	}
-	*ret = strtoull(p + 1, NULL, 10);
-	return 0;
-}
-
 static int proc_id(pid_t pid, bool pidfs, unsigned long long *ret)
 {
 	/* A record says pidfs only where this boot's kernel has it: no need to ask again. */
-	return pidfs ? kn_pid_inode(pid, true, ret) : proc_start(pid, ret);
+	return pidfs ? kn_pid_inode(pid, true, ret) : kn_pid_starttime(pid, ret);
 }
 
 int ns_share_proc_alive(const struct ns_share_proc *p)
@@ -76,7 +45,7 @@ int share_proc_self(struct ns_share_proc *ret)
 	if (kn_pid_inode(ret->pid, false, &ret->id) == 0)
 		return 0;
 	ret->pidfs = false;
-	return proc_start(ret->pid, &ret->id);
+	return kn_pid_starttime(ret->pid, &ret->id);
 }
 
 /* ------------------------------------------------------------ the directory and its locks */

@@ -106,7 +106,7 @@ _Static_assert(sizeof(struct ns_plan_entry) == 144,
 	       "a field of struct ns_plan_entry changed: serialize it in key_entry()");
 _Static_assert(sizeof(struct ns_user) == 32,
 	       "a field of struct ns_user changed: serialize it in ns_share_key()");
-_Static_assert(sizeof(struct ns_apply_opts) == 56,
+_Static_assert(sizeof(struct ns_apply_opts) == 64,
 	       "a field of struct ns_apply_opts changed: serialize it in ns_share_key()");
 #endif
 
@@ -155,9 +155,10 @@ static void key_entry(FILE *f, const struct ns_plan_entry *e)
 
 /*
  * Left out of the options: debug (logging), init_timeout (how long a build
- * may wait, not what it mounts), user (user->name again: the check tool,
- * which keys a plan as the module does, has no session to pass), saved,
- * commit and commit_userdata (this call's own).
+ * may wait, not what it mounts), user and uid (user's name and uid again:
+ * the check tool, which keys a plan as the module does, has no session to
+ * pass), mark_tmpdirs (a plain session's markers; a pinned build has none),
+ * saved, commit and commit_userdata (this call's own).
  */
 int ns_share_key(const struct ns_plan *plan, const struct ns_user *user,
 		 const struct ns_apply_opts *opts, long orig_uid, char out[33])

@@ -353,6 +353,8 @@ int ns_share_open(const struct ns_plan *plan, const struct ns_apply_opts *opts, 
 					   .ud = ud};
 
 		o.saved = &orig;
+		/* The pin owns its instances: no marker, no user's leftovers here. */
+		o.mark_tmpdirs = false;
 		o.commit = share_pin_built;
 		o.commit_userdata = &pc;
 		r = ns_apply(plan, &o, sess, fail, log, ud);

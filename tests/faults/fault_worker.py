@@ -253,6 +253,10 @@ def said(path, logged):
     names = [path]
     if path.startswith(PIN_DIR + "/"):
         names.append(re.split(r"[.@]", os.path.basename(path))[0])
+    # A tmpdir instance's marker (.pam_namespace-session.UID.NAME) goes with its instance.
+    m = re.match(r"\.pam_namespace-session\.[0-9]+\.(.+)$", os.path.basename(path))
+    if m:
+        names.append(os.path.join(os.path.dirname(path), m.group(1)))
     return any(n in ln for n in names for ln in logged)
 
 

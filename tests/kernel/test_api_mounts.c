@@ -666,3 +666,100 @@ KT_TEST(mounts_from_a_thread_whose_leader_exited)
 	status = kt_run_child(leaderless_process, NULL);
 	KT_ASSERT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %#x", status);
 }
+
+/* ---- which names mounts use (mntuse.c) ---- */
+
+/*
+ * A child that mounts KT_DIR/inst/name on KT_DIR/poly-name in a namespace
+ * of its own and waits: with back, it returns to the namespace it had and
+ * only a descriptor holds the new one. It writes one byte once ready.
+ */
+static pid_t mounting_child(const char *name, bool back, int ready)
+{
+	char src[128], dst[128];
+	pid_t pid = fork();
+
+	KT_ASSERT(pid >= 0);
+	if (pid > 0)
+		return pid;
+	snprintf(src, sizeof(src), KT_DIR "/inst/%s", name);
+	snprintf(dst, sizeof(dst), KT_DIR "/poly-%s", name);
+	int old = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	if (old < 0 || unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(src, dst, NULL, MS_BIND, NULL) < 0)
+		_exit(1);
+	if (back) {
+		int held = open("/proc/self/ns/mnt", O_RDONLY);
+
+		if (held < 0 || setns(old, CLONE_NEWNS) < 0)
+			_exit(1);
+	}
+	if (write(ready, "x", 1) != 1)
+		_exit(1);
+	pause();
+	_exit(0);
+}
+
+KT_TEST(mounts_using_sees_tasks_and_held_namespaces)
+{
+	const char *names[] = {"kt-mntuse-here", "kt-mntuse-child", "kt-mntuse-held",
+			       "kt-mntuse-none", "kt mntuse blank"};
+	bool used[5];
+	struct kn_mntuse_unseen unseen;
+	pid_t kids[2];
+	int p[2];
+	char c;
+
+	KT_ASSERT_OK(mkdir(KT_DIR "/inst", 0755));
+	for (int i = 0; i < 4; i++) {
+		char path[128];
+
+		snprintf(path, sizeof(path), KT_DIR "/inst/%s", names[i]);
+		KT_ASSERT_OK(mkdir(path, 0755));
+		snprintf(path, sizeof(path), KT_DIR "/poly-%s", names[i]);
+		KT_ASSERT_OK(mkdir(path, 0755));
+	}
+	KT_ASSERT_OK(mount(KT_DIR "/inst/kt-mntuse-here", KT_DIR "/poly-kt-mntuse-here", NULL,
+			   MS_BIND, NULL));
+	KT_ASSERT_OK(pipe(p));
+	kids[0] = mounting_child(names[1], false, p[1]);
+	kids[1] = mounting_child(names[2], true, p[1]);
+	for (int i = 0; i < 2; i++)
+		KT_ASSERT(read(p[0], &c, 1) == 1);
+
+	/* The module's look: no fork, a namespace only a descriptor holds is unseen. */
+	KT_ASSERT_KN(kn_mounts_using(names, 5, 0, used, &unseen), 0);
+	KT_ASSERT(used[0]);
+	KT_ASSERT(used[1]);
+	KT_ASSERT(!used[2]);
+	KT_ASSERT(!used[3]);
+	KT_ASSERT(used[4]);
+	KT_ASSERT(unseen.n >= 1);
+	kt_note("without setns: %u namespaces unseen, first %s", unseen.n, unseen.first);
+
+	/* The helper's: it enters that one. */
+	KT_ASSERT_KN(kn_mounts_using(names, 5, KN_MNTUSE_ENTER, used, &unseen), 0);
+	KT_ASSERT(used[0] && used[1] && used[2] && !used[3] && used[4]);
+
+	for (int i = 0; i < 2; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	KT_ASSERT_OK(umount(KT_DIR "/poly-kt-mntuse-here"));
+	KT_ASSERT_KN(kn_mounts_using(names, 4, 0, used, &unseen), 0);
+	for (int i = 0; i < 4; i++)
+		KT_ASSERT_MSG(!used[i] || unseen.n, "%s still used with nothing mounting it",
+			      names[i]);
+}
+
+KT_TEST(pid_starttime_is_stat_field_22)
+{
+	unsigned long long a, b;
+
+	KT_ASSERT_KN(kn_pid_starttime(getpid(), &a), 0);
+	KT_ASSERT_KN(kn_pid_starttime(getpid(), &b), 0);
+	KT_ASSERT_EQ(a, b);
+	KT_ASSERT(a > 0);
+	KT_ASSERT_KN(kn_pid_starttime(0x3ffffff, &a), -ENOENT);
+}

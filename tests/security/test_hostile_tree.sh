@@ -49,6 +49,11 @@ canary_intact() {
 	assert_file /home/alice/keep "$1: alice's file outside the instance"
 }
 
+# The instances in /tmp/tmp-inst, without the module's markers beside them.
+instances() {
+	find /tmp/tmp-inst -mindepth 1 -maxdepth 1 ! -name '.pam_namespace-session.*' -printf '%f\n'
+}
+
 now() {
 	date +%s.%N
 }
@@ -79,7 +84,7 @@ check() {
 		fail "$name: the close took ${took}s, over ${limit}s"
 	canary_intact "$name"
 	[[ -z "$(pgrep -x su || true)" ]] || fail "$name: a root su is still running"
-	left=$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 -printf '%f\n')
+	left=$(instances)
 	if [[ -n $left ]]; then
 		assert_log_contains "removing the tmpdir instance /tmp/tmp-inst/$left: not removed within 5 seconds" "$name"
 		assert_eq 1 "$(sandbox_log | grep -c "tmp-inst/$left")" "$name: log lines naming the instance"
@@ -125,7 +130,7 @@ rm -f "$SB_OUT/live"
 (sandbox_su alice "touch /tmp/mine; echo \$\$ >$SB_OUT/live.tmp; mv $SB_OUT/live.tmp $SB_OUT/live; exec sleep 60" >/dev/null || true) &
 held=$!
 sandbox_wait_for "$SB_OUT/live"
-live=$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 -printf '%f\n')
+live=$(instances)
 [[ -n $live ]] || fail "no instance for the live session"
 # and one that only a bind mount of its namespace keeps (as a share pin does)
 install -d -m 0000 /tmp/tmp-inst/Pin123
@@ -170,7 +175,7 @@ took=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
 sb_note "--drop took ${took}s: $out"
 awk -v t="$took" -v l="$limit" 'BEGIN { exit !(t <= l) }' || fail "--drop took ${took}s"
 canary_intact "--drop"
-left=$(find /tmp/tmp-inst -mindepth 1 -maxdepth 1 -printf '%f\n')
+left=$(instances)
 [[ -z $left ]] || assert_contains "$out" "/tmp/tmp-inst/$left not removed within 5 seconds" "--drop names what it left"
 helper_clean "--drop"
 sandbox_pam_args

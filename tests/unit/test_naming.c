@@ -88,12 +88,52 @@ static void test_user_names(void **state)
 	assert_int_not_equal(ns_user_name_valid(big), 0);
 }
 
+/* The marker of a tmpdir instance: its name both ways, and only a whole line read as its content.
+ */
+static void test_tmpdir_marks(void **state)
+{
+	const char *inst = NULL;
+	unsigned long long start = 0;
+	char *name = ns_tmpdir_mark_name(2001, "tmpAb12Cd");
+	uid_t uid = 0;
+	int pid = 0;
+
+	assert_string_equal(name, ".pam_namespace-session.2001.tmpAb12Cd");
+	assert_int_equal(ns_tmpdir_mark_parse(name, &uid, &inst), 0);
+	assert_int_equal(uid, 2001);
+	assert_string_equal(inst, "tmpAb12Cd");
+	free(name);
+	assert_int_equal(ns_tmpdir_mark_parse(".pam_namespace-session.0.x.y", &uid, &inst), 0);
+	assert_int_equal(uid, 0);
+	assert_string_equal(inst, "x.y");
+	assert_int_not_equal(ns_tmpdir_mark_parse(".pam_namespace-session..x", &uid, &inst), 0);
+	assert_int_not_equal(ns_tmpdir_mark_parse(".pam_namespace-session.12", &uid, &inst), 0);
+	assert_int_not_equal(ns_tmpdir_mark_parse(".pam_namespace-session.12.", &uid, &inst), 0);
+	assert_int_not_equal(ns_tmpdir_mark_parse(".pam_namespace-session.1a.x", &uid, &inst), 0);
+	assert_int_not_equal(
+		ns_tmpdir_mark_parse(".pam_namespace-session.99999999999.x", &uid, &inst), 0);
+	assert_int_not_equal(ns_tmpdir_mark_parse(".pam_namespace-new.abc", &uid, &inst), 0);
+	assert_int_not_equal(ns_tmpdir_mark_parse("Ab12Cd", &uid, &inst), 0);
+
+	assert_int_equal(ns_tmpdir_mark_content("123 456\n", &pid, &start), 0);
+	assert_int_equal(pid, 123);
+	assert_true(start == 456);
+	assert_int_not_equal(ns_tmpdir_mark_content("", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("123 45", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("123 456\nx", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("0 456\n", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("-1 456\n", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("123  456\n", &pid, &start), 0);
+	assert_int_not_equal(ns_tmpdir_mark_content("99999999999 456\n", &pid, &start), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_md5_known),	 cmocka_unit_test(test_short_name_kept),
 		cmocka_unit_test(test_gen_hash),	 cmocka_unit_test(test_exactly_80_kept),
 		cmocka_unit_test(test_long_name_hashed), cmocka_unit_test(test_user_names),
+		cmocka_unit_test(test_tmpdir_marks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
