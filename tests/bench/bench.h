@@ -99,6 +99,8 @@ struct bench_opt {
 	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
 	bool smoke, strict, no_bounds;
+	/* every regression bound looser by this factor (--bound-slack; 0: 1) */
+	double bound_slack;
 	const char *only[16];
 	size_t n_only;
 };

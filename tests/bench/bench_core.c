@@ -430,11 +430,15 @@ void set_least(double libpam_alone, double floor_oc, double reference)
  */
 void set_bound(double bound, double enforced, const char *on)
 {
+	double slack = opt.bound_slack > 0 ? opt.bound_slack : 1.0;
+	struct target *t;
+
 	if (n_targets == 0)
 		return;
-	targets[n_targets - 1].bound = bound;
-	targets[n_targets - 1].enforced = enforced;
-	targets[n_targets - 1].enforced_on = on;
+	t = &targets[n_targets - 1];
+	t->bound = t->cmp == AT_LEAST ? bound / slack : bound * slack;
+	t->enforced = enforced;
+	t->enforced_on = on;
 }
 
 static bool within(enum cmp cmp, double value, double limit)
