@@ -161,7 +161,10 @@ def main():
     ap.add_argument("--min-points", type=int, default=1, metavar="N",
                     help="fail when a scenario that ran, or a --select, tried fewer than N "
                          "points (default 1: a run of zero points proves nothing)")
-    ap.add_argument("--no-double", action="store_true", help="single faults only")
+    ap.add_argument("--no-double", action="store_true",
+                    default=os.environ.get("NS_FAULTS_NO_DOUBLE") == "1",
+                    help="single faults only (also NS_FAULTS_NO_DOUBLE=1: the sanitizer "
+                         "run, tests/meson.build)")
     ap.add_argument("--kill", action="store_true",
                     help="kill the client with SIGKILL at each point instead of failing the call")
     ap.add_argument("--frame", metavar="TEXT",
@@ -202,6 +205,9 @@ def main():
         os.environ["ASAN_OPTIONS"] = os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
         print("PARTIAL allocator: under the sanitizers the memory calls (%s) are not failed, "
               "and leaks not looked for" % " ".join(sorted(ALLOCATOR)))
+    if a.no_double and not a.kill and not a.select:
+        print("PARTIAL double: single faults only (--no-double or NS_FAULTS_NO_DOUBLE=1), "
+              "no second fault in a rollback or a close")
     if os.environ.get("NS_DRIVER_VALGRIND"):
         print("SKIP: not under valgrind (the driver would run inside it, and the trace be "
               "valgrind's)")
