@@ -172,6 +172,29 @@ def pins(uid=UID):
     return out
 
 
+def traced_calls(log):
+    """Each call of an strace -k log, with the stack lines under it."""
+    with open(log) as f:
+        lines = f.read().splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        stack = []
+        i += 1
+        while i < len(lines) and lines[i].startswith(" > "):
+            stack.append(lines[i])
+            i += 1
+        yield line, stack
+
+
+def own_calls(seen):
+    """From (call, ours, lost) in order, the calls that are ours. strace
+    cannot unwind every call (clone3 of posix_spawn): such a call is ours
+    when the next one is."""
+    return [c for k, (c, ours, lost) in enumerate(seen)
+            if ours or (lost and k + 1 < len(seen) and seen[k + 1][1])]
+
+
 def injected_inside(trace, n):
     """n injections, each between a pair of the driver's markers."""
     inside, count = False, 0
@@ -445,16 +468,7 @@ class Worker:
             args += inject
         res = self.run_session(args)
         seen, counts, phase = [], {}, None
-        with open(log) as f:
-            lines = f.read().splitlines()
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            stack = []
-            i += 1
-            while i < len(lines) and lines[i].startswith(" > "):
-                stack.append(lines[i])
-                i += 1
+        for line, stack in traced_calls(log):
             m = re.match(r"^([a-z0-9_]+)\(", line)
             if not m:
                 continue
@@ -466,15 +480,11 @@ class Worker:
                 continue
             if phase:
                 mod = any(self.module_name in s for s in stack)
-                # strace cannot unwind every call (clone3 of posix_spawn):
-                # such a call is the module's when the next one is.
                 lost = any("unexpected_backtracing_error" in s for s in stack)
                 seen.append((dict(phase=phase, name=name, n=counts[name],
                                   frame=bool(self.frame) and any(self.frame in s for s in stack),
                                   injected="(INJECTED)" in line, text=line[:160]), mod, lost))
-        calls = [c for k, (c, mod, lost) in enumerate(seen)
-                 if mod or (lost and k + 1 < len(seen) and seen[k + 1][1])]
-        return calls, res
+        return own_calls(seen), res
 
     def points(self):
         if self.sc.get("drop"):
@@ -892,17 +902,8 @@ class Worker:
         if p.returncode != 0 or left:
             raise SystemExit("calibration of share_drop: the clean --drop ended in %d and left "
                              "%s: %s" % (p.returncode, ", ".join(left) or "nothing", out))
-        with open(log) as f:
-            lines = f.read().splitlines()
         seen, counts, pids = [], {}, []
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            stack = []
-            i += 1
-            while i < len(lines) and lines[i].startswith(" > "):
-                stack.append(lines[i])
-                i += 1
+        for line, stack in traced_calls(log):
             m = re.match(r"^(\d+)\s+([a-z0-9_]+)\(", line)
             if not m:
                 continue
@@ -919,8 +920,7 @@ class Worker:
         if len(pids) != 1:
             raise SystemExit("calibration of share_drop: --drop ran in %d processes (%s); "
                              "the points count one" % (len(pids), " ".join(pids)))
-        calls = [c for k, (c, mine, lost) in enumerate(seen)
-                 if mine or (lost and k + 1 < len(seen) and seen[k + 1][1])]
+        calls = own_calls(seen)
         self.reset()
         pts = [dict(phase="drop", faults=[(c["name"], c["n"])], text=c["text"], frame=c["frame"])
                for c in calls if c["name"] not in self.never]
