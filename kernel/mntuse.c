@@ -244,55 +244,73 @@ static void scan_held(struct look *l, const char *path)
 	close(fd);
 }
 
-/* Pass 1 for one process: each of its tasks. */
-static void scan_tasks(struct look *l, const char *pid)
+/*
+ * fn(l, DIR/N) for each entry N of dir that is a number (a process, a task,
+ * a descriptor), while no error stopped the look; -errno where dir cannot
+ * be listed.
+ */
+static int each_number(struct look *l, const char *dir,
+		       void (*fn)(struct look *l, const char *path))
 {
-	char dir[300], path[600], mountinfo[600];
+	char path[600];
 	struct dirent *de;
-	DIR *d;
+	DIR *d = opendir(dir);
 
-	snprintf(dir, sizeof(dir), "/proc/%s/task", pid);
-	d = opendir(dir);
-	if (!d) {
-		if (!gone(errno))
-			unseen(l, dir, strerror(errno));
-		return;
-	}
+	if (!d)
+		return -errno;
 	while ((de = readdir(d)) && l->error == 0) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/ns/mnt", dir, de->d_name);
-		snprintf(mountinfo, sizeof(mountinfo), "%s/%s/mountinfo", dir, de->d_name);
-		scan_task(l, path, mountinfo);
-	}
-	closedir(d);
-}
-
-/* Pass 2 for one process: its descriptors that are mount namespaces. */
-static void scan_fds(struct look *l, const char *pid)
-{
-	char dir[300], path[600], link[64];
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
-	d = opendir(dir);
-	if (!d) {
-		if (!gone(errno))
-			unseen(l, dir, strerror(errno));
-		return;
-	}
-	while ((de = readdir(d)) && l->error == 0) {
-		ssize_t n;
-
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		n = readlink(path, link, sizeof(link) - 1);
-		if (n > 5 && strncmp(link, "mnt:[", 5) == 0)
-			scan_held(l, path);
+		fn(l, path);
 	}
 	closedir(d);
+	return 0;
+}
+
+/* A directory of a process that cannot be listed: unseen, unless the process is gone. */
+static void each_number_of(struct look *l, const char *proc, const char *sub,
+			   void (*fn)(struct look *l, const char *path))
+{
+	char dir[300];
+	int k;
+
+	snprintf(dir, sizeof(dir), "%s/%s", proc, sub);
+	k = each_number(l, dir, fn);
+	if (k < 0 && !gone(-k))
+		unseen(l, dir, strerror(-k));
+}
+
+/* Pass 1 for one task (/proc/PID/task/TID). */
+static void scan_task_dir(struct look *l, const char *task)
+{
+	char path[700], mountinfo[700];
+
+	snprintf(path, sizeof(path), "%s/ns/mnt", task);
+	snprintf(mountinfo, sizeof(mountinfo), "%s/mountinfo", task);
+	scan_task(l, path, mountinfo);
+}
+
+/* Pass 1 for one process (/proc/PID): each of its tasks. */
+static void scan_tasks(struct look *l, const char *proc)
+{
+	each_number_of(l, proc, "task", scan_task_dir);
+}
+
+/* Pass 2 for one descriptor (/proc/PID/fd/N): a mount namespace held open. */
+static void scan_fd(struct look *l, const char *fd)
+{
+	char link[64];
+	ssize_t n = readlink(fd, link, sizeof(link) - 1);
+
+	if (n > 5 && strncmp(link, "mnt:[", 5) == 0)
+		scan_held(l, fd);
+}
+
+/* Pass 2 for one process (/proc/PID): its descriptors that are mount namespaces. */
+static void scan_fds(struct look *l, const char *proc)
+{
+	each_number_of(l, proc, "fd", scan_fd);
 }
 
 /* Pass 2: mount points of nsfs in the caller's namespace (pins), unescaped from mountinfo. */
@@ -329,19 +347,12 @@ static void scan_pins(struct look *l)
 }
 
 /* One pass over the processes: their tasks (pass 1) or their descriptors (pass 2). */
-static void each_process(struct look *l, void (*fn)(struct look *l, const char *pid))
+static void each_process(struct look *l, void (*fn)(struct look *l, const char *proc))
 {
-	struct dirent *de;
-	DIR *d = opendir("/proc");
+	int k = each_number(l, "/proc", fn);
 
-	if (!d) {
-		l->error = -errno;
-		return;
-	}
-	while ((de = readdir(d)) && l->error == 0)
-		if (isdigit((unsigned char)de->d_name[0]))
-			fn(l, de->d_name);
-	closedir(d);
+	if (k < 0)
+		l->error = k;
 }
 
 int kn_mounts_using(const char *const *names, size_t n, unsigned flags, bool *ret_used,
