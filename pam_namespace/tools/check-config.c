@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "checker.h"
 
 /* Paths already examined, so that a parent or a script shared by lines is reported once. */
 struct seen {
@@ -53,13 +53,24 @@ static void seen_free(struct seen *s)
  */
 static void check_lists(struct checker *c, const struct ns_rule *r)
 {
+	struct ns_lookup lookup = ns_host_lookup();
 	size_t known = 0;
+	uid_t uid;
+	gid_t gid;
 
 	for (size_t i = 0; i < r->n_users; i++) {
 		const char *name = r->users[i];
+		int k = lookup.user(lookup.userdata, name, &uid, &gid);
 
-		if (getpwnam(name)) {
+		if (k == 0) {
 			known++;
+			continue;
+		}
+		if (k != -ENOENT) {
+			ns_diag_report(&c->diag, NS_WARNING, r->file, r->line, 0,
+				       "user \"%s\" in the list of users: the name service failed: "
+				       "%s: the module ignores it",
+				       name, strerror(-k));
 			continue;
 		}
 		ns_diag_report(
@@ -77,14 +88,19 @@ static void check_lists(struct checker *c, const struct ns_rule *r)
 	for (size_t i = 0; i < r->n_selectors; i++) {
 		const struct ns_selector *sel = &r->selectors[i];
 		bool group = sel->kind == NS_SELECTOR_GROUP;
+		int k;
 
 		if (sel->kind == NS_SELECTOR_UIDS)
 			continue;
-		if (group ? getgrnam(sel->name) != NULL : getpwnam(sel->name) != NULL)
+		k = group ? lookup.group(lookup.userdata, sel->name, &gid)
+			  : lookup.user(lookup.userdata, sel->name, &uid, &gid);
+		if (k == 0)
 			continue;
 		ns_diag_report(&c->diag, r->ignore_unknown ? NS_WARNING : NS_ERROR, r->file,
-			       r->line, 0, "%s %s\"%s\" in the list of users is unknown: %s",
+			       r->line, 0, "%s %s\"%s\" in the list of users: %s%s: %s",
 			       group ? "group" : "user", group ? "@" : "", sel->name,
+			       k == -ENOENT ? "unknown" : "the name service failed: ",
+			       k == -ENOENT ? "" : strerror(-k),
 			       r->ignore_unknown ? "ignored (ignore_unknown)"
 						 : "every session this line is resolved for would "
 						   "fail");
@@ -99,7 +115,7 @@ static int probe(const struct ns_rule *one, const struct ns_setup *setup, const 
 		 struct ns_diag *diag, struct ns_plan *plan)
 {
 	struct ns_config cfg = {.rules = (struct ns_rule *)one, .n_rules = 1};
-	struct ns_lookup lookup = ck_lookup();
+	struct ns_lookup lookup = ns_host_lookup();
 	char *home = ck_fmt("/nonexistent/%s", name);
 	struct ns_user u = {.name = name, .uid = 65534, .gid = 65534, .home = home};
 	int k;

@@ -12,14 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "checker.h"
 #include "selinux.h"
+#include "util.h"
 
-const char *const ns_check_progname = "pam_namespace_check";
+const char *const ck_progname = "pam_namespace_check";
 
 void ck_out_of_memory(void)
 {
-	fprintf(stderr, "%s: out of memory\n", ns_check_progname);
+	fprintf(stderr, "%s: out of memory\n", ck_progname);
 	exit(1);
 }
 
@@ -27,84 +28,13 @@ char *ck_fmt(const char *f, ...)
 {
 	va_list ap;
 	char *s;
-	int n;
 
 	va_start(ap, f);
-	n = vasprintf(&s, f, ap);
+	s = ns_vstrdupf(f, ap);
 	va_end(ap);
-	if (n < 0)
+	if (!s)
 		ck_out_of_memory();
 	return s;
-}
-
-/* Length of the valid UTF-8 sequence at p, 0 if there is none. */
-static size_t utf8_len(const unsigned char *p)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (p[0] < 0x80)
-		return 1;
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		n = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-		n = 3;
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
-	if (p[0] == 0xe0)
-		lo = 0xa0;
-	else if (p[0] == 0xed)
-		hi = 0x9f;
-	else if (p[0] == 0xf0)
-		lo = 0x90;
-	else if (p[0] == 0xf4)
-		hi = 0x8f;
-	if (p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (p[i] < 0x80 || p[i] > 0xbf)
-			return 0;
-	return n;
-}
-
-/*
- * A JSON string. Paths are bytes and need not be UTF-8, JSON text must be:
- * a byte that is not part of valid UTF-8 becomes U+FFFD.
- */
-void ck_json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	while (*p) {
-		size_t n = utf8_len(p);
-
-		if (n == 0) {
-			fputs("\\ufffd", f);
-			p++;
-		} else if (*p == '"' || *p == '\\') {
-			fprintf(f, "\\%c", *p++);
-		} else if (*p == '\n') {
-			fputs("\\n", f);
-			p++;
-		} else if (*p == '\t') {
-			fputs("\\t", f);
-			p++;
-		} else if (*p < 0x20 || *p == 0x7f) {
-			fprintf(f, "\\u%04x", *p++);
-		} else {
-			fwrite(p, 1, n, f);
-			p += n;
-		}
-	}
-	fputc('"', f);
 }
 
 void ck_json_member(FILE *f, const char *name, const char *value)
@@ -135,7 +65,7 @@ void ck_report(void *userdata, enum ns_severity sev, const char *file, unsigned 
 	else if (file)
 		fprintf(stderr, "%s: %s: %s\n", file, s, message);
 	else
-		fprintf(stderr, "%s: %s: %s\n", ns_check_progname, s, message);
+		fprintf(stderr, "%s: %s: %s\n", ck_progname, s, message);
 
 	if (c->json) {
 		fprintf(c->json, "%s\n    {\"severity\": ", c->n_json++ ? "," : "");
@@ -145,48 +75,6 @@ void ck_report(void *userdata, enum ns_severity sev, const char *file, unsigned 
 		ck_json_member(c->json, "message", message);
 		fputc('}', c->json);
 	}
-}
-
-static int lookup_user(void *userdata, const char *name, uid_t *ret_uid, gid_t *ret_gid)
-{
-	struct passwd *pw = getpwnam(name);
-
-	if (!pw)
-		return -ENOENT;
-	*ret_uid = pw->pw_uid;
-	*ret_gid = pw->pw_gid;
-	return 0;
-}
-
-static int lookup_group(void *userdata, const char *name, gid_t *ret_gid)
-{
-	struct group *gr = getgrnam(name);
-
-	if (!gr)
-		return -ENOENT;
-	*ret_gid = gr->gr_gid;
-	return 0;
-}
-
-static int lookup_in_group(void *userdata, const char *group, const char *user, gid_t user_gid)
-{
-	struct group *gr;
-
-	errno = 0;
-	gr = getgrnam(group);
-	if (!gr)
-		return errno && errno != ENOENT ? -errno : -ENOENT;
-	return ns_group_has_user(gr, user, user_gid);
-}
-
-struct ns_lookup ck_lookup(void)
-{
-	return (struct ns_lookup){
-		.user = lookup_user,
-		.group = lookup_group,
-		.in_group = lookup_in_group,
-		.member_context = ns_selinux_member_context,
-	};
 }
 
 /* "owner alice, group users, mode 0700", names where the system knows them. */

@@ -16,7 +16,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "checker.h"
 #include "selinux.h"
 
 /* libpam stops at this depth too (PAM_SUBSTACK_MAX_LEVEL). */

@@ -23,7 +23,7 @@
 #include "check-share.h"
 #include "escape.h"
 #include "kernel.h"
-#include "share.h"
+#include "store.h"
 
 /* One pinned namespace, as found in the directory. */
 struct pin {
@@ -298,19 +298,19 @@ static void print_mounts(const struct pin *p, bool json, FILE *out)
 			continue;
 		if (json) {
 			fputs(first ? "{\"target\": " : ", {\"target\": ", out);
-			ns_check_json_string(out, target);
+			ck_json_string(out, target);
 			fputs(", \"fstype\": ", out);
-			ns_check_json_string(out, mnt_fs_get_fstype(fs));
+			ck_json_string(out, mnt_fs_get_fstype(fs) ? mnt_fs_get_fstype(fs) : "");
 			fputs(", \"source\": ", out);
-			ns_check_json_string(out, mnt_fs_get_source(fs));
+			ck_json_string(out, mnt_fs_get_source(fs) ? mnt_fs_get_source(fs) : "");
 			fputc('}', out);
 		} else {
 			fputs("    ", out);
-			ns_check_text_escaped(out, target);
+			ck_text_escaped(out, target);
 			fputc(' ', out);
-			ns_check_text_escaped(out, mnt_fs_get_fstype(fs));
+			ck_text_escaped(out, mnt_fs_get_fstype(fs));
 			fputc(' ', out);
-			ns_check_text_escaped(out, mnt_fs_get_source(fs));
+			ck_text_escaped(out, mnt_fs_get_source(fs));
 			fputc('\n', out);
 		}
 		first = false;
@@ -360,16 +360,16 @@ static int cmd_list(bool json)
 
 		if (json) {
 			printf("%s\n  {\"user\": ", i ? "," : "");
-			ns_check_json_string(stdout, user);
+			ck_json_string(stdout, user);
 			printf(", \"uid\": %u, \"key\": ", p->uid);
-			ns_check_json_string(stdout, p->key);
+			ck_json_string(stdout, p->key);
 			printf(", \"sessions\": %zu, \"stale\": %zu, \"pin\": ", p->live, p->stale);
-			ns_check_json_string(stdout, pin_problem(problem));
+			ck_json_string(stdout, pin_problem(problem));
 			printf(", \"mounts\": [");
 			print_mounts(p, true, stdout);
 			printf("]}");
 		} else {
-			ns_check_text_escaped(stdout, user);
+			ck_text_escaped(stdout, user);
 			printf(" (uid %u), key %.16s: %zu session%s open, %zu stale; pin %s\n",
 			       p->uid, p->key, p->live, p->live == 1 ? "" : "s", p->stale,
 			       pin_problem(problem));
@@ -383,7 +383,7 @@ static int cmd_list(bool json)
 	return 0;
 }
 
-int ns_check_parse_uid(const char *s, uid_t *ret)
+int ck_parse_uid(const char *s, uid_t *ret)
 {
 	unsigned long long v;
 	char *end;
@@ -413,7 +413,7 @@ static int user_uid(const char *user, uid_t *ret)
 	struct passwd *pw;
 
 	if (user[0] >= '0' && user[0] <= '9') {
-		int r = ns_check_parse_uid(user, ret);
+		int r = ck_parse_uid(user, ret);
 
 		if (r < 0)
 			fprintf(stderr, "pam_namespace_check: %s: not a uid\n", user);
@@ -550,7 +550,7 @@ static int drop_one(const char *user, const struct pin *p, bool force)
 	/*
 	 * Unreadable: the pin cannot be joined anyway; remove what is there.
 	 * Another release's state (-EPROTO): read as far as this build knows
-	 * its lines, for its tmpdir instances (share-store.c: every format
+	 * its lines, for its tmpdir instances (share/store.c: every format
 	 * keeps format 1's lines); its sessions are counted as ours are, since
 	 * records are named alike in every format.
 	 */
@@ -642,8 +642,8 @@ out:
 	return ret;
 }
 
-void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
-			 bool ignore_parent_mode)
+void ck_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
+		   bool ignore_parent_mode)
 {
 	struct ns_apply_opts o = {.mount_private = mount_private,
 				  .ignore_instance_parent_mode = ignore_parent_mode};
@@ -687,7 +687,7 @@ void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user,
 		close(dir_fd);
 }
 
-bool ns_check_share_wanted(int argc, char **argv)
+bool ck_share_wanted(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--shared") == 0 || strcmp(argv[i], "--enter") == 0 ||
@@ -696,7 +696,7 @@ bool ns_check_share_wanted(int argc, char **argv)
 	return false;
 }
 
-int ns_check_share_main(int argc, char **argv)
+int ck_share_main(int argc, char **argv)
 {
 	enum { OPT_SHARED = 0x100, OPT_ENTER, OPT_DROP, OPT_FORCE, OPT_JSON, OPT_TIMEOUT };
 	static const struct option options[] = {

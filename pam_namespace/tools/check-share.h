@@ -7,18 +7,18 @@
 #include "plan.h"
 
 /* Whether the command line asks for --shared, --enter or --drop (share_namespace). */
-bool ns_check_share_wanted(int argc, char **argv);
+bool ck_share_wanted(int argc, char **argv);
 /* Those commands; returns the exit status. */
-int ns_check_share_main(int argc, char **argv);
+int ck_share_main(int argc, char **argv);
 /*
  * --user with --share-namespace: whether a session of the user would join
  * a pinned namespace or build one, and the user's pins with other keys.
  */
-void ns_check_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
-			 bool ignore_parent_mode);
+void ck_share_plan(const struct ns_plan *plan, const struct ns_user *user, bool mount_private,
+		   bool ignore_parent_mode);
 
 /* How long --drop waits for the user's lock by default (--timeout). */
 #define NS_CHECK_DROP_TIMEOUT_S 10
 
 /* A uid in decimal: 0, -EINVAL if not a number, -ERANGE if not a uid. */
-int ns_check_parse_uid(const char *s, uid_t *ret);
+int ck_parse_uid(const char *s, uid_t *ret);

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "rules.h"
 #include "check-share.h"
-#include "check.h"
+#include "checker.h"
 #include "kernel.h"
 #include "naming.h"
 #include "selinux.h"
@@ -554,7 +554,7 @@ static int plan_user(struct checker *c, const struct ns_config *cfg, const struc
 		     const struct passwd *pw, const struct ck_user_opts *o, struct ns_plan *plan,
 		     struct view **ret_views)
 {
-	struct ns_lookup lookup = ck_lookup();
+	struct ns_lookup lookup = ns_host_lookup();
 	/* getpwnam's buffer is reused by the lookups: keep what we need. */
 	char *name = strdup(pw->pw_name), *home = strdup(pw->pw_dir), *context;
 	struct ns_user u = {.uid = pw->pw_uid, .gid = pw->pw_gid};
@@ -569,7 +569,7 @@ static int plan_user(struct checker *c, const struct ns_config *cfg, const struc
 	u.context = context;
 	r = ns_plan_build(plan, cfg, &u, &lookup, &setup->plan_opts, &c->diag);
 	if (r == 0 && o && o->share_namespace && !o->json)
-		ns_check_share_plan(plan, &u, o->mount_private, c->ignore_instance_parent_mode);
+		ck_share_plan(plan, &u, o->mount_private, c->ignore_instance_parent_mode);
 	if (r == 0 && plan->n_entries) {
 		views = calloc(plan->n_entries, sizeof(*views));
 		if (!views)

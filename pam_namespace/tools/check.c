@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "check-share.h"
-#include "check.h"
+#include "checker.h"
 #include "ns-build.h"
 #include "selinux.h"
 
@@ -43,7 +43,7 @@ static void usage(FILE *f)
 		"stack of a service. Exit status 1 on any error. --shared lists the namespaces "
 		"that share_namespace pinned,\n"
 		"--enter runs a command in a user's, --drop removes a user's pins.\n",
-		ns_check_progname, ns_check_progname);
+		ck_progname, ck_progname);
 }
 
 /* Returns -1 to go on, else the exit status. */
@@ -91,7 +91,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 				fprintf(stderr,
 					"%s: --config-dir wants an absolute path, as "
 					"config_dir= does\n",
-					ns_check_progname);
+					ck_progname);
 				return 2;
 			}
 			o->args.config_dir = optarg;
@@ -130,7 +130,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("%s %s\n", ns_check_progname, NS_VERSION);
+			printf("%s %s\n", ck_progname, NS_VERSION);
 			return 0;
 		default:
 			usage(stderr);
@@ -204,8 +204,8 @@ int main(int argc, char **argv)
 	mode_t mask;
 	int r;
 
-	if (ns_check_share_wanted(argc, argv))
-		return ns_check_share_main(argc, argv);
+	if (ck_share_wanted(argc, argv))
+		return ck_share_main(argc, argv);
 	r = parse_cmdline(argc, argv, &o, &c);
 	if (r >= 0)
 		return r;

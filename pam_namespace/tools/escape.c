@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /*
- * Escaping for what the tools print of strings a user may choose: a mount's
- * source (a FUSE file system names its own) and mount point, a user name
- * from the account database. Neither may close a JSON string and add keys
- * of its own, nor start a line of text of its own, whatever its bytes.
+ * The tools' one escaper of what they print of strings a user may choose:
+ * a mount's source (a FUSE file system names its own) and mount point, a
+ * user name from the account database, a path. Neither may close a JSON
+ * string and add keys of its own, nor start a line of text of its own,
+ * whatever its bytes.
  */
 #include <stdio.h>
 
@@ -41,10 +42,14 @@ static size_t utf8_len(const unsigned char *s)
 	return len;
 }
 
-void ns_check_json_string(FILE *out, const char *s)
+void ck_json_string(FILE *out, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *p = (const unsigned char *)s;
 
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
 	fputc('"', out);
 	while (*p) {
 		size_t len = utf8_len(p);
@@ -66,7 +71,7 @@ void ns_check_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void ns_check_text_escaped(FILE *out, const char *s)
+void ck_text_escaped(FILE *out, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 

@@ -23,10 +23,11 @@
 #include "config.h"
 #include "helper-tmpdirs.h"
 #include "kernel.h"
+#include "rules.h"
 #include "ns-build.h"
 #include "plan.h"
 #include "selinux.h"
-#include "session-setup.h"
+#include "setup.h"
 
 #if HAVE_SELINUX
 #include <selinux/label.h>

@@ -11,9 +11,9 @@
 # WORK), with two differences made in the copy only:
 #   - a changelog entry on top of debian/changelog's, version V+upgrade1
 #     (next) or V+upgrade2 (gen2), so that dpkg -i is an upgrade;
-#   - share_namespace's state format defines (pam_namespace/share-store.c)
+#   - share_namespace's state format defines (pam_namespace/share/store.c)
 #     through dpkg-buildflags' DEB_CFLAGS_APPEND, as
-#     pam_namespace/meson.build builds pam_namespace_share_next.so and
+#     pam_namespace/module/meson.build builds pam_namespace_share_next.so and
 #     pam_namespace_share_gen2.so for tests/integration/test_share_attacks.sh:
 #     next is format 2 and joins format 1's pins, gen2 is format 2 and
 #     generation 2 and joins none of them. The whole package is built so,

@@ -11,7 +11,7 @@
 #
 #   bash tests/compat/test_compat.sh [CASE...]
 #
-#   NS_MODULE     our module (default: build/pam_namespace/pam_namespace.so)
+#   NS_MODULE     our module (default: build/pam_namespace/module/pam_namespace.so)
 #   NS_REFERENCE  the module to compare with (default: the system's)
 #   NS_DRIVER     the PAM driver
 #   COMPAT_KEEP   a directory to keep both outputs in
@@ -96,7 +96,7 @@ declare -A differs_in=(
 )
 
 reference=${NS_REFERENCE:-/lib/x86_64-linux-gnu/security/pam_namespace.so}
-ours=${NS_MODULE:-$root/build/pam_namespace/pam_namespace.so}
+ours=${NS_MODULE:-$root/build/pam_namespace/module/pam_namespace.so}
 driver=${NS_DRIVER:-$root/build/tests/driver/pam_driver}
 skip() {
 	echo "SKIP: $*"

@@ -73,7 +73,7 @@ In the selinux suite's VM (tests/vm/test_selinux_faults.sh) one worker
 runs the context and level scenarios, and --summarize sums its lines up.
 
 NS_MODULE names the module, NS_DRIVER pam_driver. A module that is not
-this build's pam_namespace/pam_namespace.so gets only the lines that
+this build's pam_namespace/module/pam_namespace.so gets only the lines that
 Linux-PAM's accepts, unless NS_FAULTS_OURS=1 says it is this module.
 """
 
@@ -221,7 +221,7 @@ def main():
         print("SKIP: strace cannot trace or show stacks here: %s" % probe.stderr.decode())
         return 77
     module = os.environ.get("NS_MODULE", "")
-    ours = "pam_namespace/pam_namespace.so" in module or os.environ.get("NS_FAULTS_OURS")
+    ours = "pam_namespace/module/pam_namespace.so" in module or os.environ.get("NS_FAULTS_OURS")
     drops = [n for n in kill_only_names() if a.kill and ours and wanted(a, n)]
     if drops and not os.environ.get("NS_CHECK"):
         print("ERROR: scenario %s needs NS_CHECK, the pam_namespace_check to kill (or leave "

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "args.h"
-#include "session-setup.h"
+#include "setup.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "share-internal.h"
+#include "share/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -100,10 +100,24 @@ getent group ldapgroup >/dev/null || rc=$?
 assert_eq 2 "$rc" "getent for a group only the broken module could answer"
 assert_eq "admins:x:3000:bob" "$(getent group admins)" "a group in files"
 sandbox_conf '/tmp  /tmp/tmp-inst/  user+  root,@ldapgroup'
-refused "the name service failing" 'group @"ldapgroup" in the list of users: the name service failed: Resource temporarily unavailable'
+nss_failed='group @"ldapgroup" in the list of users: the name service failed: Resource temporarily unavailable'
+refused "the name service failing" "$nss_failed"
+sb_note "pam_namespace_check predicts it, from the module's own lookup (host/lookup.c)"
+[[ -x "${NS_CHECK:-}" ]] || fail "NS_CHECK names no pam_namespace_check"
+for args in "--user alice" ""; do
+	rc=0
+	# shellcheck disable=SC2086
+	out=$("$NS_CHECK" $args 2>&1) || rc=$?
+	assert_eq 1 "$rc" "pam_namespace_check $args with the name service failing: $out"
+	assert_contains "$out" "$nss_failed" "pam_namespace_check $args names the failure"
+done
 sandbox_conf '/tmp  /tmp/tmp-inst/  user+  root,@admins'
 assert_eq private "$(private alice)" "alice, with a group files knows"
 assert_eq real "$(private bob)" "bob, in admins, with a group files knows"
+out=$("$NS_CHECK" --user alice 2>&1) || fail "check --user alice, a group files knows: $out"
+assert_contains "$out" "/tmp" "check --user alice plans her private /tmp"
+out=$("$NS_CHECK" --user bob 2>&1) || fail "check --user bob, in admins: $out"
+assert_contains "$out" "bob: no polyinstantiated directory" "check --user bob: excluded as the module found"
 unset LD_LIBRARY_PATH
 umount /etc/nsswitch.conf
 

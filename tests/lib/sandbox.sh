@@ -21,7 +21,7 @@
 # namespace that re-executes the test inside it (or exits 77 when it cannot);
 # inside, it builds the sandbox and returns to the test body.
 #
-#   NS_MODULE  the PAM module under test (default: build/pam_namespace/pam_namespace.so)
+#   NS_MODULE  the PAM module under test (default: build/pam_namespace/module/pam_namespace.so)
 #   NS_DRIVER  the PAM driver program (default: build/tests/driver/pam_driver)
 #   NS_PROBE, NS_CHECK, NS_HELPER, NS_ATTACKER, NS_SSHD: the other programs,
 #   where a test uses them
@@ -158,7 +158,7 @@ sandbox_enter() {
 	fi
 	export SB_INSIDE=1 SB_LIB="$SB_LIB_DIR/sandbox.sh"
 	export NS_MODULE NS_DRIVER
-	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/pam_namespace.so}")
+	NS_MODULE=$(sb_abspath "${NS_MODULE:-$SB_SOURCE_ROOT/build/pam_namespace/module/pam_namespace.so}")
 	NS_DRIVER=${NS_DRIVER:-$SB_SOURCE_ROOT/build/tests/driver/pam_driver}
 	# The pty driver for login(1) (sandbox_login), built beside pam_driver.
 	NS_PTY_RUN=${NS_PTY_RUN:-${NS_DRIVER%/*}/pty_run}

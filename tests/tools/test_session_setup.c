@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "ns-build.h"
-#include "session-setup.h"
+#include "setup.h"
 
 static void test_defaults(void **state)
 {

@@ -84,7 +84,7 @@ echo "# meson setup build -Dwerror=true && meson compile -C build (README)"
 meson setup build -Dwerror=true >setup.log || { cat setup.log; exit 1; }
 grep -E "^ *Run-time dependency (pam|mount|libselinux|cmocka) found" setup.log
 meson compile -C build >compile.log || { tail -n 40 compile.log; exit 1; }
-test -f build/pam_namespace/pam_namespace.so
+test -f build/pam_namespace/module/pam_namespace.so
 echo "ok: the README build, $(grep -c "^\[" compile.log) steps"
 meson test -C build --suite unit --print-errorlogs >test.log || { cat test.log; exit 1; }
 grep -E "^(Ok|Fail|Skipped):" test.log
@@ -112,7 +112,7 @@ compat)
 set -e
 $quick_build
 "'echo "# tests/compat shard '"$shard"': this module against $(readlink -f '"$ref"')"
-NS_REFERENCE='"$ref"' NS_MODULE=build/pam_namespace/pam_namespace.so NS_DRIVER=build/tests/driver/pam_driver \
+NS_REFERENCE='"$ref"' NS_MODULE=build/pam_namespace/module/pam_namespace.so NS_DRIVER=build/tests/driver/pam_driver \
 	COMPAT_SHARD='"$shard"' bash tests/compat/test_compat.sh
 '
 	;;
@@ -121,7 +121,7 @@ login)
 	in_root "$versions
 set -e
 $quick_build"'
-export NS_MODULE=build/pam_namespace/pam_namespace.so NS_DRIVER=build/tests/driver/pam_driver
+export NS_MODULE=build/pam_namespace/module/pam_namespace.so NS_DRIVER=build/tests/driver/pam_driver
 for t in login su failures; do
 	bash tests/integration/test_$t.sh
 done
@@ -171,7 +171,7 @@ bench)
 	in_root "$versions
 set -e
 meson setup build >/dev/null && meson compile -C build pam_namespace ns_bench >/dev/null
-NS_MODULE=build/pam_namespace/pam_namespace.so NS_BENCH=build/tests/bench/ns_bench \
+NS_MODULE=build/pam_namespace/module/pam_namespace.so NS_BENCH=build/tests/bench/ns_bench \
 	NS_LPAM_MODULE=$ref bash tests/bench/bench.sh$args"
 	;;
 *)

@@ -27,7 +27,7 @@ static char *json_of(const char *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	ns_check_json_string(f, s);
+	ck_json_string(f, s);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -39,7 +39,7 @@ static char *text_of(const char *s)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
-	ns_check_text_escaped(f, s);
+	ck_text_escaped(f, s);
 	assert_int_equal(fclose(f), 0);
 	return buf;
 }
@@ -242,22 +242,22 @@ static void test_parse_uid(void **state)
 	uid_t u = 7;
 
 	(void)state;
-	assert_int_equal(ns_check_parse_uid("1000", &u), 0);
+	assert_int_equal(ck_parse_uid("1000", &u), 0);
 	assert_int_equal(u, 1000);
-	assert_int_equal(ns_check_parse_uid("0", &u), 0);
+	assert_int_equal(ck_parse_uid("0", &u), 0);
 	assert_int_equal(u, 0);
-	assert_int_equal(ns_check_parse_uid("4294967294", &u), 0);
+	assert_int_equal(ck_parse_uid("4294967294", &u), 0);
 	assert_int_equal(u, 4294967294u);
 	u = 7;
-	assert_int_equal(ns_check_parse_uid("4294967295", &u), -ERANGE); /* (uid_t)-1 */
-	assert_int_equal(ns_check_parse_uid("4294967296", &u), -ERANGE);
-	assert_int_equal(ns_check_parse_uid("99999999999999999999999", &u), -ERANGE);
-	assert_int_equal(ns_check_parse_uid("10a", &u), -EINVAL);
-	assert_int_equal(ns_check_parse_uid("", &u), -EINVAL);
-	assert_int_equal(ns_check_parse_uid("-1", &u), -EINVAL);
-	assert_int_equal(ns_check_parse_uid("+1", &u), -EINVAL);
-	assert_int_equal(ns_check_parse_uid(" 1", &u), -EINVAL);
-	assert_int_equal(ns_check_parse_uid("alice", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid("4294967295", &u), -ERANGE); /* (uid_t)-1 */
+	assert_int_equal(ck_parse_uid("4294967296", &u), -ERANGE);
+	assert_int_equal(ck_parse_uid("99999999999999999999999", &u), -ERANGE);
+	assert_int_equal(ck_parse_uid("10a", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid("", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid("-1", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid("+1", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid(" 1", &u), -EINVAL);
+	assert_int_equal(ck_parse_uid("alice", &u), -EINVAL);
 	assert_int_equal(u, 7); /* untouched on failure */
 }
 

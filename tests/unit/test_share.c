@@ -22,7 +22,7 @@
 
 #include "args.h"
 #include "config.h"
-#include "share-internal.h"
+#include "share/internal.h"
 #include "share.h"
 
 static struct ns_plan_entry entry(const char *polydir, const char *instance, const char *mntopts)

@@ -15,7 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=vm.sh
 . "$here/vm.sh"
 
-NS_MODULE=${NS_MODULE:-$here/../../build/pam_namespace/pam_namespace.so}
+NS_MODULE=${NS_MODULE:-$here/../../build/pam_namespace/module/pam_namespace.so}
 NS_DRIVER=${NS_DRIVER:-$here/../../build/tests/driver/pam_driver}
 NS_KERNEL_TEST_DIR=${NS_KERNEL_TEST_DIR:-$here/../../build/tests/kernel}
 
