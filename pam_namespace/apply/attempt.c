@@ -18,18 +18,13 @@
  */
 int apply_remember_made(struct apply_ctx *c, int parent_fd, const char *name, const char *path)
 {
-	struct apply_made *m = realloc(c->made, (c->n_made + 1) * sizeof(*m));
-	char *copy = NULL;
-	int fd = -1;
+	bool room = ns_grow(&c->made, c->n_made, sizeof(*c->made)) == 0;
+	struct apply_made *m = c->made;
+	char *copy = room ? strdup(name) : NULL;
+	int fd = copy ? fcntl(parent_fd, F_DUPFD_CLOEXEC, 3) : -1;
 
-	if (m)
-		c->made = m;
-	if (m)
-		copy = strdup(name);
-	if (copy)
-		fd = fcntl(parent_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0) {
-		int r = !m || !copy ? -ENOMEM : -errno;
+		int r = !copy ? -ENOMEM : -errno;
 
 		free(copy);
 		(void)kn_remove_child_dir(parent_fd, name);

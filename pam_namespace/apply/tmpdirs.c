@@ -169,10 +169,9 @@ static int collect(const char *name, void *ud)
 	if (ns_tmpdir_mark_parse(name, &uid, &instance) < 0 || uid != lo->c->opts->uid ||
 	    !tmpdir_name(lo, instance) || opener_alive(lo->pfd, name, &pid) != 0)
 		return 0;
-	l = realloc(lo->l, (lo->n + 1) * sizeof(*l));
-	if (!l)
+	if (ns_grow(&lo->l, lo->n, sizeof(*lo->l)) < 0)
 		return -ENOMEM;
-	lo->l = l;
+	l = lo->l;
 	l[lo->n].marker = strdup(name);
 	if (!l[lo->n].marker)
 		return -ENOMEM;

@@ -97,9 +97,9 @@ static void check_lists(struct checker *c, const struct ns_rule *r)
 		if (k == 0)
 			continue;
 		ns_diag_report(&c->diag, r->ignore_unknown ? NS_WARNING : NS_ERROR, r->file,
-			       r->line, 0, "%s %s\"%s\" in the list of users: %s%s: %s",
+			       r->line, 0, "%s %s\"%s\" in the list of users%s%s: %s",
 			       group ? "group" : "user", group ? "@" : "", sel->name,
-			       k == -ENOENT ? "unknown" : "the name service failed: ",
+			       k == -ENOENT ? " is unknown" : ": the name service failed: ",
 			       k == -ENOENT ? "" : strerror(-k),
 			       r->ignore_unknown ? "ignored (ignore_unknown)"
 						 : "every session this line is resolved for would "
