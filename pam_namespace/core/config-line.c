@@ -16,6 +16,7 @@
 #include "config-parse.h"
 #include "naming.h"
 #include "ns-build.h"
+#include "util.h"
 
 static int check_path_field(struct line_ctx *lc, const char *what, const struct field *f)
 {
@@ -233,9 +234,41 @@ static int parse_quota(struct line_ctx *lc, unsigned col, const char *v, struct 
 	return 0;
 }
 
+/* Every flag a line may have, as the hint of an unknown flag lists them. */
+static const char *const plain_flags[] = {"create", "iscript", "noinit", "shared", "mntopts"};
+#define PLAIN_FLAGS "create[=mode,owner,group], iscript=PATH, noinit, shared, mntopts=OPTS"
+#define EXTENDED_FLAGS                                                                             \
+	"share=PATH, nosuid, nodev, noexec, ro, ignore_unknown, ignore_instance_parent_mode, "     \
+	"quota=SIZE[,INODES]"
+
+/*
+ * The end of an unknown flag's message: the flag it likely meant, then the
+ * valid ones, since a typo such as "noinnit" silently keeps the init script
+ * running. Written into hint.
+ */
+static const char *flag_hint(char *hint, size_t size, const char *flag, bool extended)
+{
+	const char *words[sizeof(plain_flags) / sizeof(plain_flags[0]) +
+			  sizeof(extended_flags) / sizeof(extended_flags[0])];
+	size_t n = 0;
+	const char *near;
+
+	for (size_t i = 0; i < sizeof(plain_flags) / sizeof(plain_flags[0]); i++)
+		words[n++] = plain_flags[i];
+	for (size_t i = 0; extended && i < sizeof(extended_flags) / sizeof(extended_flags[0]); i++)
+		words[n++] = extended_flags[i].name;
+	near = ns_closest(flag, words, n);
+	snprintf(hint, size, "%s%s%s; the flags are %s%s%s", near ? " (did you mean " : "",
+		 near ? near : "", near ? "?)" : "", PLAIN_FLAGS, extended ? ", " : "",
+		 extended ? EXTENDED_FLAGS : "");
+	return hint;
+}
+
 static int parse_extended_flag(struct line_ctx *lc, unsigned col, const char *flag, const char *v,
 			       struct ns_rule *r)
 {
+	char hint[512];
+
 	for (size_t i = 0; i < sizeof(extended_flags) / sizeof(extended_flags[0]); i++)
 		if (extended_flags[i].ms && strcmp(flag, extended_flags[i].name) == 0 && !v) {
 			r->attr_flags |= extended_flags[i].ms;
@@ -260,8 +293,8 @@ static int parse_extended_flag(struct line_ctx *lc, unsigned col, const char *fl
 		}
 		return add_string(&r->shares, &r->n_shares, v);
 	}
-	line_error(lc, col, "unknown flag \"%s%s%s\" on an extended line", flag, v ? "=" : "",
-		   v ? v : "");
+	line_error(lc, col, "unknown flag \"%s%s%s\" on an extended line%s", flag, v ? "=" : "",
+		   v ? v : "", flag_hint(hint, sizeof(hint), flag, true));
 	return -EINVAL;
 }
 
@@ -278,6 +311,7 @@ static int parse_flag(struct line_ctx *lc, unsigned col, char *flag, const char 
 {
 	char *eq = strchr(flag, '=');
 	char *v = eq ? eq + 1 : NULL;
+	char hint[512];
 
 	if (eq)
 		*eq = '\0';
@@ -317,8 +351,25 @@ static int parse_flag(struct line_ctx *lc, unsigned col, char *flag, const char 
 	}
 	if (eq)
 		*eq = '=';
-	line_warning(lc, col, "unknown flag \"%s\", ignored", flag);
+	line_warning(lc, col, "unknown flag \"%s\", ignored%s", flag,
+		     flag_hint(hint, sizeof(hint), flag, false));
 	return 0;
+}
+
+/* The end of an unknown method's message: the method it likely meant, and the valid ones. */
+static const char *method_hint(char *hint, size_t size, const char *method)
+{
+	const char *words[_NS_METHOD_MAX], *near;
+	int n = 0, k;
+
+	for (int m = 0; m < _NS_METHOD_MAX; m++)
+		words[n++] = ns_method_to_string(m);
+	near = ns_closest(method, words, (size_t)n);
+	k = snprintf(hint, size, "%s%s%s; the methods are", near ? " (did you mean " : "",
+		     near ? near : "", near ? "?)" : "");
+	for (int m = 0; m < n && k > 0 && (size_t)k < size; m++)
+		k += snprintf(hint + k, size - (size_t)k, "%s %s", m ? "," : "", words[m]);
+	return hint;
 }
 
 /*
@@ -330,7 +381,7 @@ static int parse_flag(struct line_ctx *lc, unsigned col, char *flag, const char 
 static int parse_method(struct line_ctx *lc, const struct field *f, const char *conf_d,
 			struct ns_rule *r)
 {
-	char *copy = strdup(f->text), *p, *flag;
+	char *copy = strdup(f->text), *p, *flag, hint[256];
 	size_t mlen;
 	int k = 0;
 
@@ -346,7 +397,8 @@ static int parse_method(struct line_ctx *lc, const struct field *f, const char *
 	}
 	r->method = ns_method_from_string(copy);
 	if (r->method == _NS_METHOD_INVALID) {
-		line_error(lc, f->column, "unknown method \"%s%s\"", copy, r->extended ? "+" : "");
+		line_error(lc, f->column, "unknown method \"%s%s\"%s", copy, r->extended ? "+" : "",
+			   method_hint(hint, sizeof(hint), copy));
 		free(copy);
 		return -EINVAL;
 	}

@@ -14,3 +14,12 @@ int ns_grow(void *pptr, size_t n, size_t size);
 /* A string printed as printf would, on the heap; NULL when out of memory. */
 char *ns_strdupf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *ns_vstrdupf(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+
+/*
+ * The word of words[n] nearest to word, one or two typing mistakes away
+ * (a letter missing, extra, wrong or two swapped), for a "did you mean";
+ * NULL when none is that near. Words longer than NS_CLOSEST_MAX_LEN match
+ * nothing.
+ */
+#define NS_CLOSEST_MAX_LEN 64
+const char *ns_closest(const char *word, const char *const *words, size_t n);
