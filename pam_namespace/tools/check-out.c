@@ -52,12 +52,20 @@ void ck_report(void *userdata, enum ns_severity sev, const char *file, unsigned 
 
 	if (sev == NS_DEBUG)
 		return;
-	if (c->quiet) {
-		if (sev == NS_ERROR && !c->first_error)
-			c->first_error = file && line ? ck_fmt("%s:%u: %s", file, line, message)
-						      : ck_fmt("%s", message);
-		return;
+	if (sev == NS_ERROR && (c->quiet ? !c->first_error : true)) {
+		char *e = file && line ? ck_fmt("%s:%u: %s", file, line, message)
+				       : ck_fmt("%s", message);
+
+		if (c->quiet) {
+			c->first_error = e;
+		} else {
+			if (ns_grow(&c->errors, c->n_errors, sizeof(*c->errors)) < 0)
+				ck_out_of_memory();
+			c->errors[c->n_errors++] = e;
+		}
 	}
+	if (c->quiet)
+		return;
 	if (file && line && column)
 		fprintf(stderr, "%s:%u:%u: %s: %s\n", file, line, column, s, message);
 	else if (file && line)
@@ -75,6 +83,23 @@ void ck_report(void *userdata, enum ns_severity sev, const char *file, unsigned 
 		ck_json_member(c->json, "message", message);
 		fputc('}', c->json);
 	}
+}
+
+bool ck_reported(const struct checker *c, const char *error)
+{
+	for (size_t i = 0; i < c->n_errors; i++)
+		if (strcmp(c->errors[i], error) == 0)
+			return true;
+	return false;
+}
+
+void ck_checker_free(struct checker *c)
+{
+	for (size_t i = 0; i < c->n_errors; i++)
+		free(c->errors[i]);
+	free(c->errors);
+	c->errors = NULL;
+	c->n_errors = 0;
 }
 
 /* "owner alice, group users, mode 0700", names where the system knows them. */

@@ -22,6 +22,7 @@
 #include "kernel.h"
 #include "naming.h"
 #include "selinux.h"
+#include "util.h"
 
 /* What --user found for one entry; every string is allocated. */
 struct view {
@@ -622,64 +623,145 @@ int ck_user(struct checker *c, const struct ns_config *cfg, const struct ns_setu
 	return 0;
 }
 
-/*
- * --all-users: every user the name service enumerates, planned and
- * examined as --user does, quietly; one line per user whose session would
- * be refused, with the first reason.
- */
-int ck_all_users(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup)
-{
-	struct checker q = {.quiet = true,
-			    .ignore_instance_parent_mode = c->ignore_instance_parent_mode};
-	size_t n_users = 0, n_selected = 0, n_refused = 0, cap = 0, n = 0;
-	char **names = NULL;
-	struct passwd *pw;
+/* A user as getpwent listed it: planned from this, with no second lookup per user. */
+struct listed {
+	char *name, *home;
+	uid_t uid;
+	gid_t gid;
+};
 
-	/* First the names: the planner's own lookups would reset getpwent's cursor. */
+/* Every user the name service enumerates: the planner's own lookups would reset the cursor. */
+static struct listed *list_users(size_t *ret_n)
+{
+	struct listed *users = NULL;
+	struct passwd *pw;
+	size_t n = 0;
+
 	setpwent();
 	while ((pw = getpwent())) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			names = realloc(names, cap * sizeof(*names));
-			if (!names)
-				ck_out_of_memory();
-		}
-		if (!(names[n++] = strdup(pw->pw_name)))
+		if (ns_grow(&users, n, sizeof(*users)) < 0)
+			ck_out_of_memory();
+		users[n] = (struct listed){.name = strdup(pw->pw_name),
+					   .home = strdup(pw->pw_dir ? pw->pw_dir : ""),
+					   .uid = pw->pw_uid,
+					   .gid = pw->pw_gid};
+		if (!users[n].name || !users[n++].home)
 			ck_out_of_memory();
 	}
 	endpwent();
+	*ret_n = n;
+	return users;
+}
 
-	q.diag = (struct ns_diag){.report = ck_report, .userdata = &q};
-	for (size_t i = 0; i < n; i++) {
-		struct ns_plan plan = {0};
-		struct view *views = NULL;
-		unsigned errors = q.diag.n_errors;
-		int r = -1;
+/* Why the session of u would be refused; NULL when it opens. Counts u in *selected. */
+static char *refusal(struct checker *q, const struct ns_config *cfg, const struct ns_setup *setup,
+		     const struct listed *u, size_t *selected)
+{
+	struct passwd pw = {
+		.pw_name = u->name, .pw_dir = u->home, .pw_uid = u->uid, .pw_gid = u->gid};
+	struct ns_plan plan = {0};
+	struct view *views = NULL;
+	unsigned errors = q->diag.n_errors;
+	char *why = NULL;
+	int r;
 
-		n_users++;
-		pw = ns_user_name_valid(names[i]) == 0 ? getpwnam(names[i]) : NULL;
-		if (pw)
-			r = plan_user(&q, cfg, setup, pw, NULL, &plan, &views);
-		if (r == 0 && plan.n_entries)
-			n_selected++;
-		if (r < 0 || q.diag.n_errors != errors) {
-			n_refused++;
-			printf("%s: REFUSED: %s\n", names[i],
-			       q.first_error ? q.first_error
-					     : (pw ? "the plan cannot be built"
-						   : "a user name unfit for a path"));
+	if (ns_user_name_valid(u->name) < 0)
+		return ck_fmt("a user name unfit for a path");
+	r = plan_user(q, cfg, setup, &pw, NULL, &plan, &views);
+	if (r == 0 && plan.n_entries)
+		(*selected)++;
+	if (r < 0 || q->diag.n_errors != errors)
+		why = q->first_error ? q->first_error : ck_fmt("the plan cannot be built");
+	else
+		free(q->first_error);
+	q->first_error = NULL;
+	views_free(views, plan.n_entries);
+	ns_plan_free(&plan);
+	return why;
+}
+
+/* Plain mode names at most this many refused users, with their reasons. */
+#define SUMMARY_NAMES 4
+
+/*
+ * Plain mode's one error for the users the pass would refuse: the first
+ * few with their home and reason, except where the reason is an error
+ * already reported above (then only counted), so that nothing is said twice.
+ */
+static void report_summary(struct checker *c, size_t n_users, size_t n_refused,
+			   const struct listed *users, char **why)
+{
+	char *text = ck_fmt("%s", ""), *t, *more_text, *known_text;
+	size_t shown = 0, known = 0, more = 0;
+
+	for (size_t i = 0; i < n_users; i++) {
+		if (!why[i])
+			continue;
+		if (ck_reported(c, why[i])) {
+			known++;
+			continue;
 		}
-		free(q.first_error);
-		q.first_error = NULL;
-		views_free(views, plan.n_entries);
-		ns_plan_free(&plan);
-		free(names[i]);
+		if (shown == SUMMARY_NAMES) {
+			more++;
+			continue;
+		}
+		t = ck_fmt("%s%s%s (home %s: %s)", text, shown ? "; " : ": ", users[i].name,
+			   users[i].home, why[i]);
+		free(text);
+		text = t;
+		shown++;
 	}
-	free(names);
-	printf("%zu users, %zu with a polyinstantiated directory, %zu would be refused\n", n_users,
-	       n_selected, n_refused);
-	if (n_refused)
+	more_text = more ? ck_fmt("; and %zu more", more) : ck_fmt("%s", "");
+	known_text = known ? ck_fmt("%s%zu by the errors above", shown ? "; and " : ": ", known)
+			   : ck_fmt("%s", "");
+	ns_diag_report(&c->diag, NS_ERROR, NULL, 0, 0,
+		       "%zu of %zu users would be refused a session%s%s%s; --all-users lists each",
+		       n_refused, n_users, text, more_text, known_text);
+	free(more_text);
+	free(known_text);
+	free(text);
+}
+
+/*
+ * --all-users (list: one line per user whose session would be refused,
+ * with the first reason, and a count) and plain mode (not list: one error
+ * that sums them up): every user the name service enumerates, planned and
+ * examined as --user does, quietly.
+ */
+int ck_all_users(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup,
+		 bool list)
+{
+	struct checker q = {.quiet = true,
+			    .ignore_instance_parent_mode = c->ignore_instance_parent_mode};
+	size_t n_users = 0, n_selected = 0, n_refused = 0;
+	struct listed *users = list_users(&n_users);
+	char **why = calloc(n_users ? n_users : 1, sizeof(*why));
+
+	if (!why)
+		ck_out_of_memory();
+	q.diag = (struct ns_diag){.report = ck_report, .userdata = &q};
+	for (size_t i = 0; i < n_users; i++) {
+		why[i] = refusal(&q, cfg, setup, &users[i], &n_selected);
+		if (!why[i])
+			continue;
+		n_refused++;
+		if (list)
+			printf("%s: REFUSED: %s\n", users[i].name, why[i]);
+	}
+	if (list)
+		printf("%zu users, %zu with a polyinstantiated directory, %zu would be refused\n",
+		       n_users, n_selected, n_refused);
+	if (n_refused && list)
 		ns_diag_report(&c->diag, NS_ERROR, NULL, 0, 0,
 			       "%zu of %zu users would be refused a session", n_refused, n_users);
+	else if (n_refused)
+		report_summary(c, n_users, n_refused, users, why);
+	for (size_t i = 0; i < n_users; i++) {
+		free(why[i]);
+		free(users[i].name);
+		free(users[i].home);
+	}
+	free(why);
+	free(users);
 	return (int)n_refused;
 }

@@ -23,7 +23,7 @@
 /* What the command line asked for. */
 struct cmdline {
 	const char *main_file, *conf_d, *user, *service, *pam_dir;
-	bool json, all_users;
+	bool json, all_users, strict, quiet;
 	struct ns_args args;
 	struct ck_user_opts user_opts;
 };
@@ -33,14 +33,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: %s [--config FILE] [--confdir DIR] [--config-dir DIR]\n"
 		"       [--user NAME | --all-users | --service NAME [--pam-dir DIR]]\n"
-		"       [--json] [--gen-hash] [--ignore-config-error]\n"
+		"       [--json] [--strict] [-q] [--gen-hash] [--ignore-config-error]\n"
 		"       [--ignore-instance-parent-mode] [--share-namespace [--mount-private]]\n"
 		"       %s --shared [--json] | --enter USER [-- CMD...] | --drop USER|UID "
 		"[--force] [--timeout SECONDS]\n"
 		"Checks the pam_namespace configuration as the module reads it, and on\n"
 		"disk what would refuse every login; --user prints what a session of that\n"
 		"user would get, --all-users checks every user, --service checks the PAM\n"
-		"stack of a service. Exit status 1 on any error. --shared lists the namespaces "
+		"stack of a service. Exit status 1 on any error (--strict: or warning);\n"
+		"-q prints only the diagnostics. --shared lists the namespaces "
 		"that share_namespace pinned,\n"
 		"--enter runs a command in a user's, --drop removes a user's pins.\n",
 		ck_progname, ck_progname);
@@ -57,6 +58,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 		OPT_ALL_USERS,
 		OPT_SERVICE,
 		OPT_PAM_DIR,
+		OPT_STRICT,
 	};
 	static const struct option options[] = {
 		{"config", required_argument, NULL, 'c'},
@@ -67,6 +69,8 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 		{"service", required_argument, NULL, OPT_SERVICE},
 		{"pam-dir", required_argument, NULL, OPT_PAM_DIR},
 		{"json", no_argument, NULL, 'j'},
+		{"strict", no_argument, NULL, OPT_STRICT},
+		{"quiet", no_argument, NULL, 'q'},
 		{"gen-hash", no_argument, NULL, 'g'},
 		{"ignore-config-error", no_argument, NULL, 'i'},
 		{"ignore-instance-parent-mode", no_argument, NULL, OPT_IGNORE_PARENT_MODE},
@@ -78,7 +82,7 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 	};
 	int opt;
 
-	while ((opt = getopt_long(argc, argv, "c:d:u:jgihV", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:u:jgiqhV", options, NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			o->main_file = optarg;
@@ -110,6 +114,12 @@ static int parse_cmdline(int argc, char **argv, struct cmdline *o, struct checke
 			break;
 		case 'j':
 			o->json = true;
+			break;
+		case OPT_STRICT:
+			o->strict = true;
+			break;
+		case 'q':
+			o->quiet = true;
 			break;
 		case 'g':
 			o->args.gen_hash = true;
@@ -244,20 +254,28 @@ int main(int argc, char **argv)
 		r = ck_user(&c, &cfg, &setup, o.user, &o.user_opts, json_entries);
 	else if (r == 0 && !o.service)
 		ck_config_disk(&c, &cfg, &setup);
-	if (r == 0 && o.all_users)
-		(void)ck_all_users(&c, &cfg, &setup);
+	/* Plain mode too: what refuses only some users is a lockout all the same. */
+	if (r == 0 && !o.user && !o.service)
+		(void)ck_all_users(&c, &cfg, &setup, o.all_users && !o.quiet);
 	check_selinux_boolean(&c, &cfg);
 
 	bool ok = r == 0 && !service_failed && c.diag.n_errors == 0;
+
+	if (ok && o.strict && c.diag.n_warnings) {
+		ok = false;
+		fprintf(stderr, "%s: %u warning%s, a failure with --strict\n", ck_progname,
+			c.diag.n_warnings, c.diag.n_warnings == 1 ? "" : "s");
+	}
 
 	if (o.json) {
 		fclose(c.json);
 		fclose(json_entries);
 		print_json(&o, ok, &cfg, diags, entries);
-	} else if (ok && !o.user && !o.service && !o.all_users) {
+	} else if (ok && !o.quiet && !o.user && !o.service && !o.all_users) {
 		printf("configuration OK: %zu entr%s\n", cfg.n_rules,
 		       cfg.n_rules == 1 ? "y" : "ies");
 	}
+	ck_checker_free(&c);
 	ns_config_free(&cfg);
 	ns_setup_free(&setup);
 	ck_service_run_free(&run);

@@ -26,6 +26,8 @@ struct checker {
 	unsigned n_json;
 	bool quiet; /* --all-users: diagnostics counted, and the first error kept */
 	char *first_error;
+	char **errors; /* plain mode: the errors reported, as first_error words them */
+	size_t n_errors;
 	bool ignore_instance_parent_mode;
 	struct ns_diag diag;
 };
@@ -36,6 +38,9 @@ void ck_json_member(FILE *f, const char *name, const char *value);
 /* The ns_diag.report of the tool: userdata is the struct checker. */
 void ck_report(void *userdata, enum ns_severity sev, const char *file, unsigned line,
 	       unsigned column, const char *message);
+/* Whether this error (as first_error words it) was reported already. */
+bool ck_reported(const struct checker *c, const char *error);
+void ck_checker_free(struct checker *c);
 /* "owner alice, group users, mode 0700", names where the system knows them. */
 char *ck_ownership(uid_t uid, gid_t gid, mode_t mode);
 
@@ -63,8 +68,13 @@ enum {
 	CK_PART_INIT = 1 << 2,
 };
 void ck_examine_parts(struct checker *c, const struct ns_plan_entry *e, unsigned parts);
-/* --all-users: the same for every user NSS lists; prints a summary. Returns the refused count. */
-int ck_all_users(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup);
+/*
+ * --all-users (list) and plain mode: the same for every user NSS lists.
+ * list: a line for each refused user and a count; else one error summing
+ * them up. Returns the refused count.
+ */
+int ck_all_users(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup,
+		 bool list);
 
 /*
  * --service NAME: the session stack of that PAM service as libpam reads it

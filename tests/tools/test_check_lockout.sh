@@ -136,12 +136,16 @@ rm /etc/security/namespace.d/50-x.conf
 sb_note "an extended line whose list names a group nobody knows"
 sandbox_conf "/tmp /tmp/tmp-inst/ user+ @nosuchgroup"
 found_then_refused "unknown group" \
-	"$conf:1: error: group @\"nosuchgroup\" in the list of users is unknown"
+	"$conf:1: error: group @\"nosuchgroup\" in the list of users: unknown: every session this line is resolved for would fail"
 
-sb_note "\$HOME lines: what depends on the user is left to --user and --all-users"
+sb_note "\$HOME lines: what depends on the user, the plain check finds as --all-users does"
 sandbox_conf "\$HOME \$HOME/.ns/inst/ user ~alice,bob"
-out=$("$check" 2>&1) || fail "a \$HOME line: $out"
-assert_contains "$out" "configuration OK: 1 entry" "a \$HOME line"
+rc=0
+out=$("$check" 2>&1) || rc=$?
+assert_status 1 "$rc" "the plain check, no \$HOME/.ns: $out"
+assert_contains "$out" "error: 2 of $(getent passwd | wc -l) users would be refused a session: alice (home /home/alice: $conf:1: instance parent /home/alice/.ns/inst is missing and so is a directory above it" \
+	"the plain check's summary"
+assert_not_contains "$out" "configuration OK" "a \$HOME line that refuses alice and bob"
 rc=0
 out=$("$check" --all-users 2>&1) || rc=$?
 assert_status 1 "$rc" "--all-users, no \$HOME/.ns: $out"
