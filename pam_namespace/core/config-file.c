@@ -236,9 +236,7 @@ static int dropin_cmp(const void *a, const void *b)
 static int add_dropin(const char *dir, const char *name, struct dropin **list, size_t *n,
 		      size_t *cap)
 {
-	size_t l = strlen(name);
-
-	if (name[0] == '.' || l <= 5 || strcmp(name + l - 5, ".conf") != 0)
+	if (!ns_config_dropin_name_ok(name))
 		return 0;
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 8;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later */
 /*
  * namespace.conf's rules as the parser makes them (config.h): the method
- * names and freeing. The parser is config-lex.c, config-line.c and
- * config-text.c (config-parse.h); reading the files is config-file.c's.
+ * names, which names in namespace.d are read, and freeing. The parser is config-lex.c,
+ * config-line.c and config-text.c (config-parse.h); reading the files is config-file.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,4 +56,11 @@ void ns_config_free(struct ns_config *cfg)
 		ns_rule_free(&cfg->rules[i]);
 	free(cfg->rules);
 	*cfg = (struct ns_config){0};
+}
+
+bool ns_config_dropin_name_ok(const char *name)
+{
+	size_t l = strlen(name);
+
+	return name[0] != '.' && l > 5 && strcmp(name + l - 5, ".conf") == 0;
 }

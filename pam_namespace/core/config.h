@@ -117,6 +117,12 @@ int ns_config_parse_text(struct ns_config *cfg, const char *file, const char *te
 			 const char *conf_d, unsigned flags, struct ns_diag *diag);
 
 /*
+ * Whether a file of namespace.d by this name is read: *.conf, not hidden
+ * (Linux-PAM's glob "*.conf"). The checker warns about the others.
+ */
+bool ns_config_dropin_name_ok(const char *name);
+
+/*
  * Read the main file (or the vendor fallback) and every namespace.d/\*.conf
  * in order, checking each file's and directory's ownership and mode on the
  * open descriptor, into cfg (which must be empty). Returns 0 or a negative

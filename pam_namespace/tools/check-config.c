@@ -6,8 +6,10 @@
  * comes out the same for both (a polydir, an instance parent) does not
  * depend on the user and is examined on disk as --user examines it, with the
  * module's own rules. Init scripts are examined once each. Names in the
- * lists of users are looked up as the planner would look them up.
+ * lists of users are looked up as the planner would look them up, and
+ * namespace.d's files the module does not read are named.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <grp.h>
 #include <pwd.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "checker.h"
+#include "ns-build.h"
 
 /* Paths already examined, so that a parent or a script shared by lines is reported once. */
 struct seen {
@@ -46,6 +49,30 @@ static void seen_free(struct seen *s)
 }
 
 /*
+ * A group in a plain line's list (Debian's adm): the module ignores it, so
+ * its members get the line that was meant to leave them out. The line in
+ * the extended form, with @group, is the fix.
+ */
+static void report_group(struct checker *c, const struct ns_rule *r, const char *group)
+{
+	char *list = ck_fmt("%s", r->users_only ? "~" : ""), *t;
+
+	for (size_t i = 0; i < r->n_users; i++) {
+		t = ck_fmt("%s%s%s%s", list, i ? "," : "", strcmp(r->users[i], group) ? "" : "@",
+			   r->users[i]);
+		free(list);
+		list = t;
+	}
+	ns_diag_report(&c->diag, NS_WARNING, r->file, r->line, 0,
+		       "\"%s\" in the list of users is a group, not a user: the module ignores "
+		       "it, so %s the members of %s; for a group, write the line in the "
+		       "extended form: \"%s %s %s+ %s\"",
+		       group, r->users_only ? "the line does not apply to" : "the line applies to",
+		       group, r->polydir, r->instance_prefix, ns_method_to_string(r->method), list);
+	free(list);
+}
+
+/*
  * Names NSS does not know. Plain lines: the module logs and ignores them
  * (compat), so a warning; a "~" line naming nobody known applies to nobody.
  * Extended lines: an unknown name fails every session on the line unless
@@ -71,6 +98,10 @@ static void check_lists(struct checker *c, const struct ns_rule *r)
 				       "user \"%s\" in the list of users: the name service failed: "
 				       "%s: the module ignores it",
 				       name, strerror(-k));
+			continue;
+		}
+		if (lookup.group(lookup.userdata, name, &gid) == 0) {
+			report_group(c, r, name);
 			continue;
 		}
 		ns_diag_report(
@@ -130,11 +161,50 @@ static bool same(const char *a, const char *b)
 	return a && b && strcmp(a, b) == 0;
 }
 
+/* A file of namespace.d the module does not read (not *.conf, or hidden): likely a mistake. */
+static void check_dropin_names(struct checker *c, const char *dir)
+{
+	static const char *const backups[] = {".dpkg-old", ".dpkg-dist", ".dpkg-new", ".dpkg-bak",
+					      ".ucf-old",  ".ucf-dist",	 ".ucf-new",  "~"};
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *path;
+
+	if (!d)
+		return; /* missing or unreadable: ns_config_load has said what matters */
+	while ((de = readdir(d))) {
+		const char *name = de->d_name;
+		size_t l = strlen(name), i = 0;
+
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+		    ns_config_dropin_name_ok(name))
+			continue;
+		/* What dpkg, ucf and editors leave is known not to be read. */
+		for (; i < sizeof(backups) / sizeof(backups[0]); i++)
+			if (l >= strlen(backups[i]) &&
+			    strcmp(name + l - strlen(backups[i]), backups[i]) == 0)
+				break;
+		if (i < sizeof(backups) / sizeof(backups[0]))
+			continue;
+		path = ck_fmt("%s/%s", dir, name);
+		ns_diag_report(&c->diag, NS_WARNING, path, 0, 0,
+			       "ignored: the module reads only the files of namespace.d named "
+			       "*.conf that do not start with a dot");
+		free(path);
+	}
+	closedir(d);
+}
+
 void ck_config_disk(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup)
 {
 	struct seen parents = {0}, scripts = {0};
 	struct ns_diag silent = {0};
 
+	check_dropin_names(c, setup->paths.conf_d ? setup->paths.conf_d
+						  : NS_SYSCONF_DIR "/namespace.d");
+	if (!setup->paths.no_vendor)
+		check_dropin_names(c, setup->paths.vendor_d ? setup->paths.vendor_d
+							    : NS_VENDOR_DIR "/namespace.d");
 	if (cfg->n_rules == 0)
 		ns_diag_report(&c->diag, NS_WARNING, NULL, 0, 0,
 			       "no active entry: the module changes nothing for any session");

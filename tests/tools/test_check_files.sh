@@ -156,4 +156,33 @@ has "$err" "refusing user name"
 run 2 --config-dir "$dir" --config "$conf"
 run 2 --config-dir relative/dir
 run 2 extra-argument
+note "mistakes that change who gets a private directory: a hint for each"
+printf '%s/poly %s/inst/ usr root\n' "$dir" "$dir" >"$conf"
+run 1 --config-dir "$dir"
+has "$err" "unknown method \"usr\" (did you mean user?); the methods are user, context, level, tmpdir, tmpfs"
+printf '%s/poly %s/inst/ user:noinnit root\n' "$dir" "$dir" >"$conf"
+run 0 --config-dir "$dir"
+has "$err" "warning: unknown flag \"noinnit\", ignored (did you mean noinit?); the flags are create"
+has "$out" "configuration OK"
+note "--strict: a warning fails; -q: no OK line"
+run 1 --config-dir "$dir" --strict
+has "$err" "1 warning, a failure with --strict"
+run 0 --config-dir "$dir" -q
+[[ -z $out ]] || fail "-q printed: $out"
+printf '%s/poly %s/inst/ user root\n' "$dir" "$dir" >"$conf"
+run 0 --config-dir "$dir" --strict -q
+[[ -z $out$err ]] || fail "--strict -q on a good file printed: $out$err"
+note "a namespace.d file the module does not read"
+touch "$dir/namespace.d/20-x" "$dir/namespace.d/20-x.conf.dpkg-old"
+run 0 --config-dir "$dir"
+has "$err" "$dir/namespace.d/20-x: warning: ignored: the module reads only the files of namespace.d named *.conf"
+[[ $err != *dpkg-old* ]] || fail "a dpkg backup was warned about: $err"
+run 1 --config-dir "$dir" --strict
+rm "$dir/namespace.d/20-x" "$dir/namespace.d/20-x.conf.dpkg-old"
+if getent group adm >/dev/null && ! getent passwd adm >/dev/null; then
+	note "a group in a plain line's list: said, with the extended form"
+	printf '%s/poly %s/inst/ user root,adm\n' "$dir" "$dir" >"$conf"
+	run 0 --config-dir "$dir"
+	has "$err" "\"adm\" in the list of users is a group, not a user: the module ignores it, so the line applies to the members of adm; for a group, write the line in the extended form: \"$dir/poly $dir/inst/ user+ root,@adm\""
+fi
 note "ok"
