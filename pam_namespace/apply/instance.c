@@ -119,11 +119,8 @@ static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry 
 	if (!ns_instance_parent_ok(&st,
 				   c->opts->ignore_instance_parent_mode || e->ignore_parent_mode)) {
 		close(fd);
-		return ns_fail(
-			c->fail, e, "checking the instance parent", e->instance_parent, 0,
-			ns_strdupf("mode %04o, owner uid %u; it must be mode 000 and owned by "
-				   "root (or use ignore_instance_parent_mode)",
-				   (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid));
+		return ns_fail(c->fail, e, "instance parent", e->instance_parent, 0,
+			       ns_instance_parent_refusal(&st));
 	}
 	return fd;
 }

@@ -5,14 +5,13 @@
  * and modes in words, and the name service lookups the planner is given.
  */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "checker.h"
+#include "rules.h"
 #include "selinux.h"
 #include "util.h"
 
@@ -105,13 +104,9 @@ void ck_checker_free(struct checker *c)
 /* "owner alice, group users, mode 0700", names where the system knows them. */
 char *ck_ownership(uid_t uid, gid_t gid, mode_t mode)
 {
-	struct passwd *pw = getpwuid(uid);
-	char *owner = pw ? ck_fmt("%s", pw->pw_name) : ck_fmt("%u", (unsigned)uid);
-	struct group *gr = getgrgid(gid);
-	char *group = gr ? ck_fmt("%s", gr->gr_name) : ck_fmt("%u", (unsigned)gid);
-	char *s = ck_fmt("owner %s, group %s, mode %04o", owner, group, (unsigned)(mode & 07777));
+	char *s = ns_ownership_text(uid, gid, mode);
 
-	free(owner);
-	free(group);
+	if (!s)
+		ck_out_of_memory();
 	return s;
 }

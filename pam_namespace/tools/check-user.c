@@ -156,7 +156,7 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 	if (ns_instance_parent_ok(&st, false))
 		return ck_fmt("exists: owner root, mode 0000");
 
-	char *own = ck_ownership(st.st_uid, st.st_gid, st.st_mode), *r;
+	char *own = ck_ownership(st.st_uid, st.st_gid, st.st_mode), *r, *why;
 	const char *prefix = e->rule->instance_prefix;
 	size_t len = strlen(prefix);
 
@@ -172,10 +172,13 @@ static char *examine_parent(struct checker *c, struct view *v, const struct ns_p
 				     : ck_fmt("%s", "");
 
 		v->would_fail = true;
+		why = ns_instance_parent_refusal(&st);
+		if (!why)
+			ck_out_of_memory();
 		ns_diag_report(&c->diag, NS_ERROR, e->rule->file, e->rule->line, 0,
-			       "instance parent %s has %s; it must be owned by root with mode "
-			       "000: the session would fail%s",
-			       e->instance_parent, own, hint);
+			       "instance parent %s: %s: the session would fail%s",
+			       e->instance_parent, why, hint);
+		free(why);
 		free(hint);
 		r = ck_fmt("WRONG: %s; the session would fail", own);
 	}

@@ -176,13 +176,12 @@ static int ensure_parent(const struct ns_rule *r, const char *parent)
 			complain(r, "instance parent", parent, k);
 			return k;
 		}
-		if ((st.st_uid != 0 || (st.st_mode & 0777)) && !r->ignore_parent_mode) {
-			fprintf(stderr,
-				"%s:%u: error: instance parent %s has owner uid %u and mode "
-				"%04o; the module refuses it unless it is root-owned with mode "
-				"000 (or ignore_instance_parent_mode is given); not changed\n",
-				r->file, r->line, parent, (unsigned)st.st_uid,
-				(unsigned)(st.st_mode & 07777));
+		if (!ns_instance_parent_ok(&st, r->ignore_parent_mode)) {
+			char *why = ns_instance_parent_refusal(&st);
+
+			fprintf(stderr, "%s:%u: error: instance parent %s: %s; not changed\n",
+				r->file, r->line, parent, why ? why : strerror(ENOMEM));
+			free(why);
 			return -EPERM;
 		}
 		if (verbose && st.st_uid == 0 && !(st.st_mode & 0777))

@@ -20,7 +20,7 @@ sandbox_log_clear
 rc=0
 out=$(sandbox_su alice 'true') || rc=$?
 assert_nonzero "$rc" "a plain line over a 0755 instance parent: $out"
-assert_log_contains "checking the instance parent /tmp/tmp-inst"
+assert_log_contains "instance parent /tmp/tmp-inst: owner root, group root, mode 0755; it must be owned by root with mode 000 (or use ignore_instance_parent_mode)"
 sandbox_conf '/tmp      /tmp/tmp-inst/      user+:ignore_instance_parent_mode  root'
 out=$(sandbox_su alice 'echo a >/tmp/a; ls -A /tmp') || fail "alice's session: $out"
 assert_eq "a" "$out" "alice's /tmp with the per-line flag"
@@ -32,7 +32,7 @@ sandbox_log_clear
 rc=0
 out=$(sandbox_su alice 'true') || rc=$?
 assert_nonzero "$rc" "the second line over a 0755 instance parent: $out"
-assert_log_contains "namespace.conf:2: checking the instance parent /var/tmp/tmp-inst: mode 0755"
+assert_log_contains "namespace.conf:2: instance parent /var/tmp/tmp-inst: owner root, group root, mode 0755"
 
 # The tmpfs's options in the session, as mountinfo shows them (field 11 on).
 super='awk '"'"'$5 == "/tmp" { o = $NF } END { print o }'"'"' /proc/self/mountinfo'

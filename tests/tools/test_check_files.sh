@@ -110,7 +110,7 @@ note "what is on disk: a wrong instance parent, a missing polydir, create"
 printf '%s/poly %s/inst/ user\n' "$dir" "$dir" >"$conf"
 mkdir -m 0755 "$dir/inst"
 run 1 --config-dir "$dir" --user nobody
-has "$err" "$conf:1: error: instance parent $dir/inst has owner root, group root, mode 0755"
+has "$err" "$conf:1: error: instance parent $dir/inst: owner root, group root, mode 0755; it must be owned by root with mode 000"
 run 0 --config-dir "$dir" --user nobody --ignore-instance-parent-mode
 has "$out" "accepted: ignore_instance_parent_mode"
 chmod 000 "$dir/inst"

@@ -48,7 +48,7 @@ fine "the usual /tmp and /var/tmp"
 sb_note "an instance parent with mode 0755"
 chmod 0755 /tmp/tmp-inst
 found_then_refused "parent 0755" \
-	"$conf:1: error: instance parent /tmp/tmp-inst has owner root, group root, mode 0755; it must be owned by root with mode 000"
+	"$conf:1: error: instance parent /tmp/tmp-inst: owner root, group root, mode 0755; it must be owned by root with mode 000 (or use ignore_instance_parent_mode): the session would fail"
 sb_note "... which ignore_instance_parent_mode accepts, in the check as in the module"
 out=$("$check" --ignore-instance-parent-mode 2>&1) || fail "relaxed: $out"
 sandbox_pam_args ignore_instance_parent_mode
@@ -59,7 +59,7 @@ chmod 000 /tmp/tmp-inst
 sb_note "an instance parent owned by a user"
 chown alice /var/tmp/tmp-inst
 found_then_refused "parent owned by alice" \
-	"$conf:2: error: instance parent /var/tmp/tmp-inst has owner alice"
+	"$conf:2: error: instance parent /var/tmp/tmp-inst: owner alice"
 chown root /var/tmp/tmp-inst
 
 sb_note "a missing directory above the instance parent"
@@ -80,7 +80,7 @@ rm -rf /tmp/made
 sb_note "an instance prefix without its trailing slash"
 sandbox_conf "/tmp /tmp/tmp-inst user root"
 found_then_refused "no trailing slash" \
-	"$conf:1: error: instance parent /tmp has owner root, group root, mode 1777" \
+	"$conf:1: error: instance parent /tmp: owner root, group root, mode 1777" \
 	"the instance prefix /tmp/tmp-inst has no trailing slash"
 sandbox_private_tmp root
 

@@ -38,7 +38,7 @@ chmod 0755 /var/tmp/tmp-inst
 rc=0
 out=$("$helper" 2>&1) || rc=$?
 assert_status 1 "$rc" "exit status with a parent of mode 0755"
-assert_contains "$out" "10-var.conf:1: error: instance parent /var/tmp/tmp-inst has owner uid 0 and mode 0755" "error"
+assert_contains "$out" "10-var.conf:1: error: instance parent /var/tmp/tmp-inst: owner root, group root, mode 0755; it must be owned by root with mode 000" "error"
 assert_eq "755" "$(stat -c '%a' /var/tmp/tmp-inst)" "the helper does not change it"
 assert_eq "0000 root" "$(stat -c '%04a %U' /tmp/tmp-inst)" "the other parent, still there"
 sandbox_refused alice "instance parent /var/tmp/tmp-inst" "the module, on the parent the helper refused"
@@ -47,7 +47,7 @@ chmod 0755 /var/tmp/tmp-inst
 rc=0
 out=$("$helper" 2>&1) || rc=$?
 assert_status 1 "$rc" "exit status with a parent owned by a user"
-assert_contains "$out" "instance parent /tmp/tmp-inst has owner uid 2001 and mode 0000" "the user's parent"
+assert_contains "$out" "instance parent /tmp/tmp-inst: owner alice, group root, mode 0000" "the user's parent"
 chown 0 /tmp/tmp-inst
 
 sb_note "the line's ignore_instance_parent_mode allows the parent, as in the module"
