@@ -101,12 +101,35 @@ void ck_checker_free(struct checker *c)
 	c->n_errors = 0;
 }
 
-/* "owner alice, group users, mode 0700", names where the system knows them. */
+/*
+ * "owner alice, group users, mode 0700", names where the system knows them.
+ * The words of the last few owners are kept: the per-user pass of plain
+ * mode and --all-users asks the same few (root's /tmp) for every user, and
+ * each name is a lookup of the name service.
+ */
 char *ck_ownership(uid_t uid, gid_t gid, mode_t mode)
 {
-	char *s = ns_ownership_text(uid, gid, mode);
+	static struct {
+		uid_t uid;
+		gid_t gid;
+		mode_t mode;
+		char *text;
+	} kept[16];
+	static unsigned next;
+	char *s;
 
+	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+		if (kept[i].text && kept[i].uid == uid && kept[i].gid == gid &&
+		    kept[i].mode == mode)
+			return ck_fmt("%s", kept[i].text);
+	s = ns_ownership_text(uid, gid, mode);
 	if (!s)
 		ck_out_of_memory();
+	next %= sizeof(kept) / sizeof(kept[0]);
+	free(kept[next].text);
+	kept[next].uid = uid;
+	kept[next].gid = gid;
+	kept[next].mode = mode;
+	kept[next++].text = ck_fmt("%s", s);
 	return s;
 }
