@@ -38,11 +38,11 @@ static void usage(FILE *f)
 		"       %s --shared [--json] | --enter USER [-- CMD...] | --drop USER|UID "
 		"[--force] [--timeout SECONDS]\n"
 		"Checks the pam_namespace configuration as the module reads it, and on\n"
-		"disk what would refuse every login; --user prints what a session of that\n"
+		"disk what would refuse any user's login; --user prints what a session of that\n"
 		"user would get, --all-users checks every user, --service checks the PAM\n"
 		"stack of a service. Exit status 1 on any error (--strict: or warning);\n"
-		"-q prints only the diagnostics. --shared lists the namespaces "
-		"that share_namespace pinned,\n"
+		"-q prints only the diagnostics.\n"
+		"--shared lists the namespaces that share_namespace pinned,\n"
 		"--enter runs a command in a user's, --drop removes a user's pins.\n",
 		ck_progname, ck_progname);
 }
