@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "config.h"
+#include "util.h"
 
 /* Every diagnostic, as "file:line:column: severity: message", newline-separated. */
 static char reports[1 << 16];
@@ -125,7 +126,37 @@ static void test_unknown_method(void **state)
 
 	assert_int_equal(parse(&c, "/tmp /tmp/i/ user\n/var/tmp  /var/tmp/i/  bogus:noinit\n", 0),
 			 -EINVAL);
-	assert_reported("namespace.conf:2:24: error: unknown method \"bogus\"");
+	assert_reported(
+		"namespace.conf:2:24: error: unknown method \"bogus\"; the methods are user, "
+		"context, level, tmpdir, tmpfs");
+	ns_config_free(&c);
+}
+
+/* A typo gets the word it likely meant: one or two edits away, and nothing for a far one. */
+static void test_did_you_mean(void **state)
+{
+	static const char *const words[] = {"create", "iscript", "noinit", "shared", "mntopts"};
+	struct ns_config c;
+
+	(void)state;
+	assert_string_equal(ns_closest("noinnit", words, 5), "noinit");
+	assert_string_equal(ns_closest("nonit", words, 5), "noinit");
+	assert_string_equal(ns_closest("sahred", words, 5), "shared");
+	assert_null(ns_closest("frob", words, 5));
+	assert_null(ns_closest("", words, 5));
+	assert_int_equal(parse(&c, "/tmp /tmp/i/ usr\n", 0), -EINVAL);
+	assert_reported(
+		"unknown method \"usr\" (did you mean user?); the methods are user, context, "
+		"level, tmpdir, tmpfs");
+	ns_config_free(&c);
+	assert_int_equal(parse(&c, "/tmp /tmp/i/ user:noinnit\n", 0), 0);
+	assert_reported("warning: unknown flag \"noinnit\", ignored (did you mean noinit?); the "
+			"flags are create[=mode,owner,group], iscript=PATH, noinit, shared, "
+			"mntopts=OPTS");
+	assert_false(c.rules[0].noinit);
+	ns_config_free(&c);
+	assert_int_equal(parse(&c, "/tmp /tmp/i/ user+:nosiud\n", 0), -EINVAL);
+	assert_reported("unknown flag \"nosiud\" on an extended line (did you mean nosuid?)");
 	ns_config_free(&c);
 }
 
@@ -613,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_quotes_escapes_comments),
 		cmocka_unit_test(test_all_methods),
 		cmocka_unit_test(test_unknown_method),
+		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_flags),
 		cmocka_unit_test(test_fields),
 		cmocka_unit_test(test_path_checks),
