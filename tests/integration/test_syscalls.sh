@@ -16,7 +16,7 @@ sandbox_enter "$@"
 [[ -x "$NS_DRIVER" ]] || skip "no PAM driver at $NS_DRIVER"
 command -v strace >/dev/null || skip "strace is not installed"
 
-max=${NS_MAX_SYSCALLS:-76}
+max=${NS_MAX_SYSCALLS:-73}
 
 sandbox_conf "/tmp     /tmp/tmp-inst/     user:noinit root
 /var/tmp /var/tmp/tmp-inst/ user:noinit root"
