@@ -353,3 +353,5 @@ int kn_flock_timeout(int fd, int op, unsigned timeout_ms);
  * negative errno (-ESTALE if it is not the same).
  */
 int kn_reopen_dir(int fd, int flags);
+/* The same for a descriptor whose fstat the caller has already (st). */
+int kn_reopen_dir_as(int fd, int flags, const struct stat *st);

@@ -54,17 +54,25 @@ static int open_own_ns_by_path(void)
 }
 
 /*
- * The same without a path lookup in /proc, which costs a fresh process
- * more than the rest of saving its place: a pidfd of the calling thread
- * (PIDFD_THREAD, 6.9) and PIDFD_GET_MNT_NAMESPACE (6.11). Older kernels
- * answer EINVAL or ENOTTY, and /proc is used.
+ * /proc/thread-self/ns/mnt first: one open, where the pidfd way takes
+ * four calls (gettid, pidfd_open, the ioctl, close). Measured in whole
+ * sessions (tests/bench, scenario baseline, 2 x 300 rounds), the open cost
+ * 0.91x-0.92x of the pidfd way's own cost: the first pidfd of a process is
+ * costly in the kernel, and libpam looks in /proc/self later anyway. Where
+ * /proc is missing or refuses, a pidfd of the calling thread
+ * (PIDFD_THREAD, 6.9) and PIDFD_GET_MNT_NAMESPACE (6.11); older kernels
+ * answer EINVAL or ENOTTY there, and /proc/self/task/TID is tried.
  */
 static int open_own_ns(void)
 {
-	pid_t tid = (pid_t)syscall(SYS_gettid);
-	long pidfd = syscall(SYS_pidfd_open, tid, KN_PIDFD_THREAD);
-	int fd;
+	int fd = open("/proc/thread-self/ns/mnt", O_RDONLY | O_CLOEXEC);
+	pid_t tid;
+	long pidfd;
 
+	if (fd >= 0)
+		return fd;
+	tid = (pid_t)syscall(SYS_gettid);
+	pidfd = syscall(SYS_pidfd_open, tid, KN_PIDFD_THREAD);
 	if (pidfd < 0 && tid == getpid())
 		pidfd = syscall(SYS_pidfd_open, tid, 0);
 	if (pidfd < 0)

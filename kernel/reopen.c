@@ -18,11 +18,19 @@
 
 int kn_reopen_dir(int fd, int flags)
 {
-	struct stat a, b;
-	int nfd;
+	struct stat a;
 
 	if (fstat(fd, &a) < 0)
 		return -errno;
+	return kn_reopen_dir_as(fd, flags, &a);
+}
+
+int kn_reopen_dir_as(int fd, int flags, const struct stat *st)
+{
+	const struct stat a = *st;
+	struct stat b;
+	int nfd;
+
 	nfd = openat(fd, ".", flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (nfd < 0)
 		return -errno;

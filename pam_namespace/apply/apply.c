@@ -177,17 +177,29 @@ static void leave_polydir(const char *polydir)
 	free(cwd);
 }
 
-void ns_cwd_save(struct ns_cwd *ret)
+void ns_cwd_save(struct ns_cwd *ret, int held_fd)
 {
 	struct stat st;
 
-	*ret = (struct ns_cwd){0};
-	if (stat(".", &st) < 0)
-		return;
+	*ret = (struct ns_cwd){.held_fd = held_fd};
 	ret->path = getcwd(NULL, 0);
+	if (held_fd >= 0 || stat(".", &st) < 0)
+		return;
 	ret->held = true;
 	ret->dev = st.st_dev;
 	ret->ino = st.st_ino;
+}
+
+/* Whether the process is (still) in the directory cwd saved. */
+static bool cwd_is_held(const struct ns_cwd *cwd)
+{
+	struct stat held, st;
+
+	if (cwd->held)
+		held = (struct stat){.st_dev = cwd->dev, .st_ino = cwd->ino};
+	else if (cwd->held_fd < 0 || fstat(cwd->held_fd, &held) < 0)
+		return false;
+	return stat(".", &st) == 0 && st.st_dev == held.st_dev && st.st_ino == held.st_ino;
 }
 
 /*
@@ -214,11 +226,19 @@ void ns_cwd_save(struct ns_cwd *ret)
  *    process is at the namespace's root, and the directory it had is in
  *    another namespace: that is not taken.
  * 3. Otherwise "/".
+ *
+ * A plain session whose saved name lies under none of its polydirs (nor
+ * the original user's it unmounted) has nothing new on that name: step 1
+ * would reach the directory the process is in, so both steps are skipped
+ * (covered false), and the process stays, as with Linux-PAM.
  */
-void ns_cwd_restore(const struct ns_cwd *cwd)
+void ns_cwd_restore(const struct ns_cwd *cwd, bool covered)
 {
-	struct stat st;
-	int fd = cwd->path && cwd->path[0] == '/' ? kn_open_dir(cwd->path, NULL) : -1;
+	int fd;
+
+	if (!covered)
+		return;
+	fd = cwd->path && cwd->path[0] == '/' ? kn_open_dir(cwd->path, NULL) : -1;
 
 	if (fd >= 0) {
 		int k = fchdir(fd);
@@ -227,7 +247,7 @@ void ns_cwd_restore(const struct ns_cwd *cwd)
 		if (k == 0)
 			return;
 	}
-	if (cwd->held && stat(".", &st) == 0 && st.st_dev == cwd->dev && st.st_ino == cwd->ino)
+	if (cwd_is_held(cwd))
 		return;
 	chdir_root();
 }
@@ -235,7 +255,22 @@ void ns_cwd_restore(const struct ns_cwd *cwd)
 void ns_cwd_free(struct ns_cwd *cwd)
 {
 	free(cwd->path);
-	*cwd = (struct ns_cwd){0};
+	*cwd = (struct ns_cwd){.held_fd = -1};
+}
+
+/* Whether this session mounted or unmounted on the saved name or above it. */
+static bool cwd_covered(const struct ns_cwd *cwd, const struct ns_plan *plan,
+			const struct ns_apply_opts *opts)
+{
+	if (!cwd->path)
+		return false;
+	for (size_t i = 0; i < plan->n_entries; i++)
+		if (ns_path_inside(cwd->path, plan->entries[i].polydir))
+			return true;
+	for (size_t i = 0; i < opts->n_unmount_first; i++)
+		if (ns_path_inside(cwd->path, opts->unmount_first[i]))
+			return true;
+	return false;
 }
 
 int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struct ns_session *sess,
@@ -275,7 +310,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 	} else if (r < 0) {
 		return ns_fail(c.fail, NULL, "saving the mount namespace", NULL, r, NULL);
 	}
-	ns_cwd_save(&cwd);
+	ns_cwd_save(&cwd, saved->cwd_fd);
 	r = kn_ns_enter_new(opts->mount_private ? KN_PROPAGATION_PRIVATE : KN_PROPAGATION_SLAVE);
 	if (r < 0) {
 		ns_fail(c.fail, NULL, "entering a new mount namespace", NULL, r, NULL);
@@ -302,7 +337,7 @@ int ns_apply(const struct ns_plan *plan, const struct ns_apply_opts *opts, struc
 		if (r < 0)
 			goto rollback;
 	}
-	ns_cwd_restore(&cwd);
+	ns_cwd_restore(&cwd, cwd_covered(&cwd, plan, opts));
 	ns_cwd_free(&cwd);
 	apply_undo_made(&c, false);
 	apply_unlock_all(&c);

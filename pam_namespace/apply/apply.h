@@ -35,7 +35,18 @@ struct ns_cwd {
 	bool held;  /* dev and ino are the directory's */
 	dev_t dev;
 	ino_t ino;
+	int held_fd; /* borrowed: the directory, to take dev and ino from if asked; or -1 */
 };
-void ns_cwd_save(struct ns_cwd *ret);
-void ns_cwd_restore(const struct ns_cwd *cwd);
+/*
+ * held_fd: a descriptor of the working directory the caller keeps open
+ * until ns_cwd_restore() (kn_ns_save's), so that its device and inode are
+ * taken only where the restore needs them; -1 takes them now.
+ */
+void ns_cwd_save(struct ns_cwd *ret, int held_fd);
+/*
+ * covered: whether the namespace change can have put something over the
+ * saved name (a mount on it or on a directory above it); if not, the
+ * process is left where unshare() put it, in its own directory.
+ */
+void ns_cwd_restore(const struct ns_cwd *cwd, bool covered);
 void ns_cwd_free(struct ns_cwd *cwd);

@@ -86,7 +86,7 @@ int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool 
  * (NULL: from "/").
  */
 static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry *e,
-				const struct kn_dir *poly)
+				const struct kn_dir *poly, struct stat *ret_st)
 {
 	struct stat st;
 	int fd;
@@ -122,6 +122,7 @@ static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry 
 		return ns_fail(c->fail, e, "instance parent", e->instance_parent, 0,
 			       ns_instance_parent_refusal(&st));
 	}
+	*ret_st = st;
 	return fd;
 }
 
@@ -246,16 +247,15 @@ static void lock_failed(struct apply_ctx *c, const struct ns_plan_entry *e, int 
  * The instance under its parent's lock: an existing one (shared lock,
  * dropped), or -ENOENT with *ret_owned true when this attempt holds the
  * parent exclusively (kept in c until the attempt ends) and may make it.
+ * st: the parent's fstat, from open_instance_parent().
  */
 static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
-				bool *ret_owned)
+				const struct stat *pst, bool *ret_owned)
 {
-	struct stat st;
+	const struct stat st = *pst;
 	int lfd, fd, k;
 
 	*ret_owned = false;
-	if (fstat(pfd, &st) < 0)
-		return -errno;
 	/*
 	 * A parent others may open (ignore_instance_parent_mode) is not
 	 * locked: a user could hold its lock and make every login wait. Its
@@ -267,7 +267,7 @@ static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry 
 		*ret_owned = true;
 		return kn_open_child_dir(pfd, e->instance_name);
 	}
-	lfd = kn_reopen_dir(pfd, O_RDONLY);
+	lfd = kn_reopen_dir_as(pfd, O_RDONLY, &st);
 	k = lfd < 0 ? lfd : kn_flock_timeout(lfd, LOCK_SH, lock_wait_ms(c));
 	fd = kn_open_child_dir(pfd, e->instance_name);
 	if (k == 0 && fd == -ENOENT) {
@@ -301,22 +301,20 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 	const struct stat *poly = &polyd->st;
 	int poly_fd = polyd->fd;
 	char *name = NULL;
+	struct stat pst;
 	bool owned;
 	int pfd, fd, k;
 
-	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL);
+	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL, &pst);
 	if (pfd < 0)
 		return pfd;
 
 	*ret_new = false;
 	if (e->method == NS_METHOD_TMPDIR) {
 		const char *templ = strrchr(e->instance, '/') + 1;
-		struct stat pst;
-		bool pst_ok = fstat(pfd, &pst) == 0;
 
 		/* The user's leftovers first, then her marker (tmpdirs.c): never fatal. */
-		if (pst_ok)
-			apply_remove_leftovers(c, e, pfd, &pst);
+		apply_remove_leftovers(c, e, pfd, &pst);
 		fd = make_tmpdir(pfd, templ, poly, &name);
 		if (fd < 0) {
 			close(pfd);
@@ -334,15 +332,14 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 			return ns_fail(c->fail, e, "creating the tmpdir instance", e->instance, k,
 				       NULL);
 		}
-		if (pst_ok)
-			apply_mark_tmpdir(c, e, pfd, &pst, &c->sess.tmpdirs[c->sess.n_tmpdirs - 1]);
+		apply_mark_tmpdir(c, e, pfd, &pst, &c->sess.tmpdirs[c->sess.n_tmpdirs - 1]);
 		*ret_path = ns_strdupf("%s/%s", e->instance_parent, name);
 		free(name);
 		close(pfd);
 		return fd;
 	}
 
-	fd = open_instance_locked(c, e, pfd, &owned);
+	fd = open_instance_locked(c, e, pfd, &pst, &owned);
 	if (fd == -ENOENT) {
 		fd = kn_mkdir_child(pfd, e->instance_name, poly->st_mode & 07777, poly->st_uid,
 				    poly->st_gid);

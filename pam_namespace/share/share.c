@@ -122,7 +122,7 @@ static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
 	if (r == 0) {
 		what = "joining";
 		/* setns() puts the process at the namespace's root: see ns_cwd_restore. */
-		ns_cwd_save(&cwd);
+		ns_cwd_save(&cwd, -1);
 		r = kn_ns_join(pin);
 		if (r < 0) {
 			k = ns_share_session_remove(sh->dir_fd, sh->key, &sh->self);
@@ -133,7 +133,7 @@ static int join_pin(struct ns_share *sh, int pin, ns_apply_log_fn log, void *ud)
 		}
 	}
 	if (r == 0) {
-		ns_cwd_restore(&cwd);
+		ns_cwd_restore(&cwd, true);
 		log(ud, true, "share_namespace: joined %s.ns", sh->where);
 	} else {
 		log(ud, false,

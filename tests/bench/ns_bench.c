@@ -168,14 +168,27 @@ static void scenario_baseline(void)
 		floor_contestant("floor", "/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice"),
 		pam_contestant("ours, no audit", "ns-bench-ours", "alice"),
 		pam_contestant("baseline, no audit", "ns-bench-baseline", "alice"),
+		permit_contestant(),
 	};
+	double permit;
 
 	if (!opt.baseline)
 		return;
 	cs[4].no_audit = cs[5].no_audit = true;
 	set_conf("/etc/security/namespace.conf", conf_noinit);
-	run_rounds(cs, 6);
-	print_table("baseline: noinit, this module and --baseline", cs, 6);
+	run_rounds(cs, 7);
+	print_table("baseline: noinit, this module and --baseline", cs, 7);
+	/* Each module's own cost: its open+close less libpam's (permit). */
+	permit = median_oc(&cs[6]);
+	printf("  own cost (less libpam alone, %.0f us): ours %.0f us, baseline %.0f us, "
+	       "Linux-PAM %.0f us; ours / Linux-PAM %.2fx, baseline / Linux-PAM %.2fx, "
+	       "ours / baseline %.2fx, ours / floor %.2fx\n",
+	       permit, median_oc(&cs[0]) - permit, median_oc(&cs[1]) - permit,
+	       median_oc(&cs[2]) - permit,
+	       (median_oc(&cs[0]) - permit) / (median_oc(&cs[2]) - permit),
+	       (median_oc(&cs[1]) - permit) / (median_oc(&cs[2]) - permit),
+	       (median_oc(&cs[0]) - permit) / (median_oc(&cs[1]) - permit),
+	       (median_oc(&cs[0]) - permit) / median_oc(&cs[3]));
 	printf("  open+close: ours / Linux-PAM %.2fx, baseline / Linux-PAM %.2fx; ours / floor "
 	       "%.2fx, baseline / floor %.2fx; ours / baseline %.2fx\n",
 	       median_oc(&cs[0]) / median_oc(&cs[2]), median_oc(&cs[1]) / median_oc(&cs[2]),
@@ -184,7 +197,7 @@ static void scenario_baseline(void)
 	printf("  no audit: ours / floor %.2fx, baseline / floor %.2fx; ours / baseline %.2fx\n",
 	       median_oc(&cs[4]) / median_oc(&cs[3]), median_oc(&cs[5]) / median_oc(&cs[3]),
 	       median_oc(&cs[4]) / median_oc(&cs[5]));
-	free_contestants(cs, 6);
+	free_contestants(cs, 7);
 }
 
 static void scenario_init(void)

@@ -3,7 +3,7 @@
  * pam_driver: a small, real PAM client for the integration tests.
  *
  *   pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] [--show-ns]
- *              [--after-close SHELL-CMD] [--markers] [--threaded]
+ *              [--after-close SHELL-CMD] [--markers] [--threaded] [--lookup]
  *              SERVICE USER [-- CMD ARGS...]
  *
  * Opens a PAM session for USER on SERVICE, runs CMD (if given) in a child so
@@ -20,6 +20,9 @@
  * --threaded starts one idle thread before pam_open_session, as gdm's GLib
  * session worker has threads: the threads then share one fs_struct (root,
  * working directory, umask), as a multithreaded PAM client's do.
+ * --lookup looks USER up (getpwnam) before pam_open_session, as login
+ * programs do, so that a trace of the session shows the module's own
+ * lookups, not the name service's first setup in the process.
  * --caller UID:GID opens the session as su run by that user does: real,
  * effective and saved gid GID, real uid UID, effective and saved uid 0.
  *
@@ -31,6 +34,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,10 +108,11 @@ static int conversation(int n, const struct pam_message **msg, struct pam_respon
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
-		   "[--show-ns]\n"
-		   "                  [--after-close SHELL-CMD] [--markers] [--threaded]\n"
-		   "                  [--caller UID:GID] SERVICE USER [-- CMD ARGS...]\n");
+	fprintf(f,
+		"usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
+		"[--show-ns]\n"
+		"                  [--after-close SHELL-CMD] [--markers] [--threaded]\n"
+		"                  [--lookup] [--caller UID:GID] SERVICE USER [-- CMD ARGS...]\n");
 }
 
 static bool markers;
@@ -260,6 +265,7 @@ int main(int argc, char **argv)
 		{"markers", no_argument, NULL, 'm'},
 		{"threaded", no_argument, NULL, 't'},
 		{"caller", required_argument, NULL, 'u'},
+		{"lookup", no_argument, NULL, 'l'},
 		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
@@ -267,7 +273,7 @@ int main(int argc, char **argv)
 	const char *env[MAX_ENV];
 	pam_handle_t *pamh = NULL;
 	int nenv = 0, opt, r, rc = 0, i;
-	bool show = false, threaded = false;
+	bool show = false, threaded = false, lookup = false;
 	char **cmd = NULL;
 	const char *caller = NULL;
 
@@ -302,6 +308,9 @@ int main(int argc, char **argv)
 			break;
 		case 'u':
 			caller = optarg;
+			break;
+		case 'l':
+			lookup = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -359,6 +368,8 @@ int main(int argc, char **argv)
 		pam_end(pamh, PAM_SUCCESS);
 		return DRIVER_EXIT_START;
 	}
+	if (lookup)
+		(void)getpwnam(user);
 	mark("open");
 	r = pam_open_session(pamh, 0);
 	mark("opened");

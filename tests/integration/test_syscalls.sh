@@ -1,0 +1,65 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
+# A plain session's own system calls, counted (issue 34): /tmp and /var/tmp,
+# user:noinit, the user looked up by the client first (as login programs
+# do). The module's count is the session's (open and close, between
+# pam_driver's markers) minus a pam_permit service's in the same sandbox,
+# which is libpam's own (its audit messages). It must stay at most
+# NS_MAX_SYSCALLS (tests/README.md says what they are), so that a change
+# that adds one is seen. Linux-PAM's count is printed beside it.
+# shellcheck source-path=SCRIPTDIR
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../lib/sandbox.sh
+. "$here/../lib/sandbox.sh"
+sandbox_enter "$@"
+[[ -x "$NS_DRIVER" ]] || skip "no PAM driver at $NS_DRIVER"
+command -v strace >/dev/null || skip "strace is not installed"
+
+max=${NS_MAX_SYSCALLS:-73}
+
+sandbox_conf "/tmp     /tmp/tmp-inst/     user:noinit root
+/var/tmp /var/tmp/tmp-inst/ user:noinit root"
+sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
+printf 'account required pam_permit.so\nsession required pam_permit.so\n' >/etc/pam.d/ns-permit
+lp=$(sb_linux_pam_module)
+if [[ -n "$lp" ]]; then
+	printf 'account required pam_permit.so\nsession required %s\n' "$lp" >/etc/pam.d/ns-linux-pam
+fi
+chmod 0644 /etc/pam.d/ns-*
+
+# calls SERVICE: the system calls of a session's open and close, one a
+# line, the markers' own access() calls and strace's notes left out.
+calls() {
+	local trace=$SB_DIR/trace
+	strace -f -qq -o "$trace" "$NS_DRIVER" --markers --lookup "$1" alice >/dev/null 2>&1 ||
+		fail "$1: the session failed: $(tail -n 5 "$trace")"
+	awk '/"\/ns-fault-mark\/(open|close)"/ { on = 1; next }
+	     /"\/ns-fault-mark\/(opened|closed)"/ { on = 0; next }
+	     on && !/^[0-9]+ +(\+\+\+|---)/' "$trace"
+}
+
+count() {
+	calls "$1" | wc -l
+}
+
+# Every count taken twice after a first session, which makes the instances.
+sandbox_driver ns-driver alice >/dev/null || fail "alice's first session"
+permit=$(count ns-permit)
+ours=$(count ns-driver)
+again=$(count ns-driver)
+[[ $again == "$ours" ]] || sb_note "two sessions' counts differ: $ours and $again"
+own=$((ours - permit))
+line="ours $own (session $ours, libpam alone $permit)"
+if [[ -n "$lp" ]]; then
+	theirs=$(count ns-linux-pam)
+	line+=", Linux-PAM's $((theirs - permit))"
+fi
+sb_note "a plain session's own system calls: $line; at most $max"
+if ((own > max)); then
+	sb_note "the session's calls:"
+	calls ns-driver | cut -c1-120 >&2
+	fail "a plain session makes $own system calls of its own, more than $max"
+fi
+((own > 0)) || fail "no system call of the module's counted ($line): is the trace right?"
+echo "PASS: $line"
