@@ -21,6 +21,8 @@
 #   NS_BOOT_RELEASE    the image's Debian: bookworm (12, the default) or
 #                      trixie (13); shared's upgrades to later builds
 #                      (upgrade.py) run on bookworm only
+#   NS_BOOT_ROOT_MUX   0: a new ssh login for each of root's commands, as
+#                      before; by default they share one connection a boot
 #
 # boot_selinux.py imports it for the SELinux images' boots.
 
@@ -75,9 +77,49 @@ SSH = ["ssh", "-q", "-p", str(PORT), "-i", os.path.join(WORK, "id_ed25519"),
        "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", "-o", "LogLevel=ERROR"]
 
 
+# root's commands, which look at the guest and set it up and are no login
+# under test (root is excluded from namespace.conf), are channels of one
+# ssh connection a boot (OpenSSH's ControlMaster): each login costs seconds
+# under TCG (key exchange, PAM, logind), and a boot has about a hundred of
+# them. alice's and bob's commands stay one login each. Where the master
+# is not there (not started, or gone with the guest), ssh falls back to a
+# login of its own.
+MUX = os.environ.get("NS_BOOT_ROOT_MUX", "1") != "0"
+CTL = os.path.join(WORK, "root.ctl")
+if len(CTL) > 100:  # sun_path's 108 bytes, and ssh's own suffix
+    MUX = False
+ROOT_SSH = SSH + ["-o", "ControlMaster=no", "-o", "ControlPath=" + CTL]
+
+
+def mux_start():
+    """The master connection of root's commands, in the background."""
+    if not MUX:
+        return
+    mux_stop()
+    subprocess.run(SSH + ["-M", "-N", "-f", "-o", "ControlPath=" + CTL,
+                          "root@127.0.0.1"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=60)
+
+
+def mux_stop():
+    if not MUX:
+        return
+    if os.path.exists(CTL):
+        subprocess.run(ROOT_SSH + ["-O", "exit", "root@127.0.0.1"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=30)
+    try:
+        os.unlink(CTL)
+    except FileNotFoundError:
+        pass
+
+
 def ssh(user, cmd, timeout=120, check=True):
-    """Runs cmd in an ssh login of user; returns its stdout."""
-    p = subprocess.run(SSH + [user + "@127.0.0.1", cmd], capture_output=True,
+    """Runs cmd in an ssh login of user (root's: a channel of the boot's
+    one connection); returns its stdout."""
+    p = subprocess.run((ROOT_SSH if user == "root" and MUX else SSH) +
+                       [user + "@127.0.0.1", cmd], capture_output=True,
                        text=True, timeout=timeout)
     if check and p.returncode != 0:
         raise RuntimeError("ssh %s %r: status %d: %s" %
@@ -91,6 +133,10 @@ def kill_qemu(*_):
         os.kill(qemu.pid, signal.SIGKILL)
         qemu.wait()
     qemu = None
+    try:
+        mux_stop()
+    except subprocess.SubprocessError:
+        pass
 
 
 def on_signal(signum, _frame):
@@ -127,6 +173,7 @@ def boot(n):
         if time.time() > deadline:
             raise RuntimeError("sshd did not answer on port %d" % PORT)
         time.sleep(3)
+    mux_start()
     note("boot %d: login prompt and sshd after %.0f s" %
          (n, time.time() - start))
 
