@@ -290,6 +290,20 @@ def first_boot():
            "alice's console login (agetty, login) has /tmp = /tmp/tmp-inst/alice",
            "session /tmp %s, instance %s, real /tmp %s" % (c_tmp, inst, real))
 
+    # The cron job writes the identity of the /tmp it sees into it. cron
+    # notices a new crontab by its spool directory's mtime, in whole
+    # seconds, once a minute: a crontab written in the second of that check
+    # is missed until the next change (this test's one flaky failure). It
+    # is written away from the minute's start, by the guest's clock, once
+    # the console login has made her instance, and the checks below run
+    # while cron waits for its minute.
+    for _ in range(30):
+        if 10 <= int(root("date +%S").strip()) <= 45:
+            break
+        time.sleep(2)
+    ssh("alice", "echo '* * * * * stat -c \\%d:\\%i /tmp >/tmp/cron-stat' | crontab -")
+    cron_started = time.time()
+
     s_tmp = stat(lambda c: ssh("alice", c), "/tmp")
     s_ls = ssh("alice", "ls -A /tmp").split()
     result(s_tmp.split()[0] == inst.split()[0] and "console-note" in s_ls,
@@ -310,18 +324,6 @@ def first_boot():
            not any(x.endswith("-note") for x in b_ls) and "tmp-inst" not in b_ls,
            "bob sees neither alice's instance nor the real /tmp",
            "bob's /tmp %s = /tmp/tmp-inst/bob; sees %s" % (b_tmp, " ".join(b_ls)))
-
-    # The cron job writes the identity of the /tmp it sees into it. cron
-    # notices a new crontab by its spool directory's mtime, in whole
-    # seconds, once a minute: a crontab written in the second of that check
-    # is missed until the next change (this test's one flaky failure). It
-    # is written away from the minute's start, by the guest's clock.
-    for _ in range(30):
-        if 10 <= int(root("date +%S").strip()) <= 45:
-            break
-        time.sleep(2)
-    ssh("alice", "echo '* * * * * stat -c \\%d:\\%i /tmp >/tmp/cron-stat' | crontab -")
-    cron_started = time.time()
 
     # tmpdir: each session has an instance of its own, removed at its close.
     c_scr = con.run("stat -c %i /var/scratch").strip()
