@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-#   python3 boot.py WORK default|shared
+#   python3 boot.py WORK default|shared|default+shared
 #
 # Boots WORK/image.raw (made by test_boot.sh) under qemu with TCG and
 # checks, as a user would see it, what the module does on a system booted
@@ -11,9 +11,13 @@
 # logins and a systemd --user service share one namespace, and its pin is
 # gone after the last logout; then a helper unit failing on an unsafe
 # parent, and the package's life (the plain pam-auth-update profile, an
-# upgrade, a refused and a real removal) with logins at each step. Each
-# check prints one PASS or FAIL line; any FAIL makes the exit status 1.
-# qemu is killed by its pid on any way out.
+# upgrade, a refused and a real removal) with logins at each step.
+# default+shared (suites boot and boot_trixie): default's two boots, then
+# the module lines switched in the guest to share_namespace as the
+# package's profile deploys it (test_boot.sh's /root/shared-mode.sh), and
+# shared's boot as the third of the same image. Each check prints one PASS
+# or FAIL line; any FAIL makes the exit status 1. qemu is killed by its pid
+# on any way out.
 #
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 #   NS_BOOT_APPEND     more words for the kernel's command line (the SELinux
@@ -409,7 +413,25 @@ def second_boot(old_scratch):
     check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
     aged_clean()
+    if MODE == "default+shared":
+        to_shared()
     poweroff(2)
+
+
+def to_shared():
+    """default+shared: the image's module lines become the share_namespace
+    ones of a shared image, in the guest, for its third boot: the lines
+    README "Deploying it" puts in each stack out, the package's profile
+    namespace-ng-shared in (pam-auth-update), as test_boot.sh sets up the
+    shared image. aged_clean's tmp.conf goes too; the clock is the host's
+    again at the next boot."""
+    out = root("sh /root/shared-mode.sh 2>&1; echo status $?").strip()
+    for x in out.split("\n"):
+        note("shared-mode.sh: " + x)
+    if not result(out.endswith("status 0"), "the module lines switched to "
+                  "share_namespace in the guest (pam-auth-update --enable "
+                  "namespace-ng-shared) for the third boot", out.split("\n")[-1]):
+        raise RuntimeError("/root/shared-mode.sh failed")
 
 
 # Where tmpfiles ages /tmp or /var/tmp (upstream systemd's tmp.conf, unlike
@@ -469,11 +491,12 @@ def pins(uid=None):
             re.search(r"/%d[-/.]" % uid, x[len("/run/pam_namespace"):])]
 
 
-def shared_boot():
+def shared_boot(n=1):
     """Issue 15: with share_namespace, all of alice's sessions (console, ssh,
     her user manager and its services) share one mount namespace pinned in
-    /run/pam_namespace; the last close unpins it."""
-    boot(1)
+    /run/pam_namespace; the last close unpins it. n: the image's how many
+    th boot (3 after default's two)."""
+    boot(n)
     versions()
     check_parents("after boot")
     note("session lines: " + root(
@@ -603,10 +626,10 @@ def shared_boot():
             note("journal: " + x)
     result(not own, "share_namespace: no session of alice's was refused the "
            "shared namespace (journal)", "%d such lines" % len(own))
-    check_common(1)
+    check_common(n)
     helper_fails()
     package_cycle()
-    poweroff(1)
+    poweroff(n)
 
 
 def helper_fails():
@@ -668,7 +691,7 @@ def package_cycle():
         upgrade.live_upgrades(sys.modules[__name__])
     else:
         note("the upgrades to later builds (upgrade.py) are Debian 12's "
-             "(boot_shared)")
+             "(suite boot)")
     env = "DEBIAN_FRONTEND=noninteractive "
     deb = "/root/libpam-namespace-ng.deb"
     root(env + "pam-auth-update --disable namespace-ng-shared "
@@ -741,6 +764,8 @@ def main():
             shared_boot()
         else:
             second_boot(first_boot())
+            if MODE == "default+shared":
+                shared_boot(3)
     except (RuntimeError, pexpect.ExceptionPexpect, subprocess.SubprocessError,
             IndexError) as e:
         result(False, "the boot cycle ran to its end", "%s: %s" %
@@ -749,7 +774,7 @@ def main():
             note("console: " + qemu.before[-1500:].replace("\n", "\n# "))
     finally:
         kill_qemu()
-    note("both boots and checks: %.0f s; console logs in %s/console-*.log" %
+    note("the boots and checks: %.0f s; console logs in %s/console-*.log" %
          (time.time() - start, WORK))
     if failures:
         print("%d checks failed: %s" % (len(failures), "; ".join(failures)))
