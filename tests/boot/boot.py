@@ -757,11 +757,38 @@ def package_cycle():
         root("systemctl --failed --no-legend --plain").strip() or "0 units"))
 
 
+def autopkgtest_boot():
+    """autopkgtest (test_boot.sh autopkgtest): debian/tests/integration run
+    as autopkgtest runs a test, as root from the source tree's top, in the
+    booted testbed; its output streamed as notes."""
+    boot(1)
+    versions()
+    only = os.environ.get("NS_AUTOPKGTEST_TESTS", "")
+    cmd = "cd /root/src && %sdebian/tests/integration" % (
+        "NS_AUTOPKGTEST_TESTS='%s' " % only if only else "")
+    note("in the guest, as root: " + cmd)
+    start = time.time()
+    p = subprocess.Popen(SSH + ["root@127.0.0.1", cmd + " 2>&1"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         text=True)
+    last = ""
+    for line in p.stdout:
+        last = line.rstrip("\n")
+        note("integration: " + last)
+    rc = p.wait()
+    result(rc == 0, "debian/tests/integration against the installed package "
+           "in the booted image (%s)" % (only or "every test of the suite"),
+           "status %d after %.0f s: %s" % (rc, time.time() - start, last))
+    poweroff(1)
+
+
 def main():
     start = time.time()
     try:
         if MODE == "shared":
             shared_boot()
+        elif MODE == "autopkgtest":
+            autopkgtest_boot()
         else:
             second_boot(first_boot())
             if MODE == "default+shared":

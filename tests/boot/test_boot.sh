@@ -8,7 +8,7 @@
 # qemu-system-x86_64 (TCG). boot.py then logs in on the serial console and
 # over ssh, reboots, and prints one PASS or FAIL line per check.
 #
-#   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]
+#   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared|autopkgtest]
 #   test_boot.sh --prepare MODE
 #
 # --prepare builds only what MODE's image is made from, the root file
@@ -37,6 +37,12 @@
 # with Debian 12's selinux-policy-default and the context method, mls with
 # Debian 12's selinux-policy-mls and the level method (Debian 13's with
 # NS_BOOT_MLS_RELEASE=trixie, its .deb built as trixie's, below).
+# autopkgtest: by hand, not a test of the suite (issue 35): the package's
+# autopkgtest, debian/tests/integration, run as autopkgtest would (as root,
+# in the source tree) in a booted Debian 12 image with the .deb installed
+# and the test's Depends (debian/tests/control, the Build-Depends for
+# @builddeps@) in its root file system (autopkgtest_image.sh).
+# NS_AUTOPKGTEST_TESTS limits it to some tests of the suite.
 # trixie, trixie_shared: default (with its third, shared boot) and shared on
 # a Debian 13 image, with the .deb built by dpkg-buildpackage inside the
 # Debian 13 root of suite trixie (tests/trixie/root.sh, shared with that
@@ -63,8 +69,8 @@ if [[ ${1:-} == --prepare ]]; then
 	shift
 fi
 mode=${1:-default}
-[[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared)$ ]] || {
-	echo "usage: test_boot.sh [--prepare] [default|shared|selinux|mls|trixie|trixie_shared]" >&2
+[[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared|autopkgtest)$ ]] || {
+	echo "usage: test_boot.sh [--prepare] [default|shared|selinux|mls|trixie|trixie_shared|autopkgtest]" >&2
 	exit 2
 }
 # trixie_shared is shared on Debian 13: MODE says which checks, release
@@ -118,6 +124,11 @@ rc=0
 extra=()
 [[ $mode == selinux || $mode == mls ]] &&
 	extra=(selinux-basics selinux-policy-default selinux-policy-mls policycoreutils-python-utils)
+if [[ $mode == autopkgtest ]]; then
+	# shellcheck source=tests/boot/autopkgtest_image.sh
+	. "$here/autopkgtest_image.sh"
+	read -ra extra < <(autopkgtest_packages "$src")
+fi
 tarball=$(NS_BOOT_SUITE=$release bash "$here/rootfs.sh" "$base/cache" "${extra[@]}") || rc=$?
 [[ $rc == 0 ]] || {
 	[[ $rc == 77 ]] && skip "mmdebstrap could not run"
@@ -217,6 +228,8 @@ printf '127.0.0.1 localhost\n127.0.1.1 bootvm\n' >"$root/etc/hosts"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
 printf 'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n' \
 	>"$root/etc/network/interfaces"
+# autopkgtest: a testbed with the package installed and nothing else done.
+[[ $mode != autopkgtest ]] || autopkgtest_image
 in_root useradd -m -s /bin/bash -u 2001 alice
 in_root useradd -m -s /bin/bash -u 2002 bob
 printf 'root:rootpw\nalice:alicepw\nbob:bobpw\n' | in_root chpasswd
