@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-#   python3 boot.py WORK default|shared
+#   python3 boot.py WORK default|shared|default+shared
 #
 # Boots WORK/image.raw (made by test_boot.sh) under qemu with TCG and
 # checks, as a user would see it, what the module does on a system booted
@@ -11,9 +11,13 @@
 # logins and a systemd --user service share one namespace, and its pin is
 # gone after the last logout; then a helper unit failing on an unsafe
 # parent, and the package's life (the plain pam-auth-update profile, an
-# upgrade, a refused and a real removal) with logins at each step. Each
-# check prints one PASS or FAIL line; any FAIL makes the exit status 1.
-# qemu is killed by its pid on any way out.
+# upgrade, a refused and a real removal) with logins at each step.
+# default+shared (suites boot and boot_trixie): default's two boots, then
+# the module lines switched in the guest to share_namespace as the
+# package's profile deploys it (test_boot.sh's /root/shared-mode.sh), and
+# shared's boot as the third of the same image. Each check prints one PASS
+# or FAIL line; any FAIL makes the exit status 1. qemu is killed by its pid
+# on any way out.
 #
 #   NS_BOOT_TIMEOUT    seconds a boot may take to reach the login prompt (600)
 #   NS_BOOT_APPEND     more words for the kernel's command line (the SELinux
@@ -21,6 +25,8 @@
 #   NS_BOOT_RELEASE    the image's Debian: bookworm (12, the default) or
 #                      trixie (13); shared's upgrades to later builds
 #                      (upgrade.py) run on bookworm only
+#   NS_BOOT_ROOT_MUX   0: a new ssh login for each of root's commands, as
+#                      before; by default they share one connection a boot
 #
 # boot_selinux.py imports it for the SELinux images' boots.
 
@@ -75,9 +81,49 @@ SSH = ["ssh", "-q", "-p", str(PORT), "-i", os.path.join(WORK, "id_ed25519"),
        "-o", "BatchMode=yes", "-o", "ConnectTimeout=20", "-o", "LogLevel=ERROR"]
 
 
+# root's commands, which look at the guest and set it up and are no login
+# under test (root is excluded from namespace.conf), are channels of one
+# ssh connection a boot (OpenSSH's ControlMaster): each login costs seconds
+# under TCG (key exchange, PAM, logind), and a boot has about a hundred of
+# them. alice's and bob's commands stay one login each. Where the master
+# is not there (not started, or gone with the guest), ssh falls back to a
+# login of its own.
+MUX = os.environ.get("NS_BOOT_ROOT_MUX", "1") != "0"
+CTL = os.path.join(WORK, "root.ctl")
+if len(CTL) > 100:  # sun_path's 108 bytes, and ssh's own suffix
+    MUX = False
+ROOT_SSH = SSH + ["-o", "ControlMaster=no", "-o", "ControlPath=" + CTL]
+
+
+def mux_start():
+    """The master connection of root's commands, in the background."""
+    if not MUX:
+        return
+    mux_stop()
+    subprocess.run(SSH + ["-M", "-N", "-f", "-o", "ControlPath=" + CTL,
+                          "root@127.0.0.1"], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=60)
+
+
+def mux_stop():
+    if not MUX:
+        return
+    if os.path.exists(CTL):
+        subprocess.run(ROOT_SSH + ["-O", "exit", "root@127.0.0.1"],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=30)
+    try:
+        os.unlink(CTL)
+    except FileNotFoundError:
+        pass
+
+
 def ssh(user, cmd, timeout=120, check=True):
-    """Runs cmd in an ssh login of user; returns its stdout."""
-    p = subprocess.run(SSH + [user + "@127.0.0.1", cmd], capture_output=True,
+    """Runs cmd in an ssh login of user (root's: a channel of the boot's
+    one connection); returns its stdout."""
+    p = subprocess.run((ROOT_SSH if user == "root" and MUX else SSH) +
+                       [user + "@127.0.0.1", cmd], capture_output=True,
                        text=True, timeout=timeout)
     if check and p.returncode != 0:
         raise RuntimeError("ssh %s %r: status %d: %s" %
@@ -91,6 +137,10 @@ def kill_qemu(*_):
         os.kill(qemu.pid, signal.SIGKILL)
         qemu.wait()
     qemu = None
+    try:
+        mux_stop()
+    except subprocess.SubprocessError:
+        pass
 
 
 def on_signal(signum, _frame):
@@ -127,6 +177,7 @@ def boot(n):
         if time.time() > deadline:
             raise RuntimeError("sshd did not answer on port %d" % PORT)
         time.sleep(3)
+    mux_start()
     note("boot %d: login prompt and sshd after %.0f s" %
          (n, time.time() - start))
 
@@ -243,6 +294,20 @@ def first_boot():
            "alice's console login (agetty, login) has /tmp = /tmp/tmp-inst/alice",
            "session /tmp %s, instance %s, real /tmp %s" % (c_tmp, inst, real))
 
+    # The cron job writes the identity of the /tmp it sees into it. cron
+    # notices a new crontab by its spool directory's mtime, in whole
+    # seconds, once a minute: a crontab written in the second of that check
+    # is missed until the next change (this test's one flaky failure). It
+    # is written away from the minute's start, by the guest's clock, once
+    # the console login has made her instance, and the checks below run
+    # while cron waits for its minute.
+    for _ in range(30):
+        if 10 <= int(root("date +%S").strip()) <= 45:
+            break
+        time.sleep(2)
+    ssh("alice", "echo '* * * * * stat -c \\%d:\\%i /tmp >/tmp/cron-stat' | crontab -")
+    cron_started = time.time()
+
     s_tmp = stat(lambda c: ssh("alice", c), "/tmp")
     s_ls = ssh("alice", "ls -A /tmp").split()
     result(s_tmp.split()[0] == inst.split()[0] and "console-note" in s_ls,
@@ -263,18 +328,6 @@ def first_boot():
            not any(x.endswith("-note") for x in b_ls) and "tmp-inst" not in b_ls,
            "bob sees neither alice's instance nor the real /tmp",
            "bob's /tmp %s = /tmp/tmp-inst/bob; sees %s" % (b_tmp, " ".join(b_ls)))
-
-    # The cron job writes the identity of the /tmp it sees into it. cron
-    # notices a new crontab by its spool directory's mtime, in whole
-    # seconds, once a minute: a crontab written in the second of that check
-    # is missed until the next change (this test's one flaky failure). It
-    # is written away from the minute's start, by the guest's clock.
-    for _ in range(30):
-        if 10 <= int(root("date +%S").strip()) <= 45:
-            break
-        time.sleep(2)
-    ssh("alice", "echo '* * * * * stat -c \\%d:\\%i /tmp >/tmp/cron-stat' | crontab -")
-    cron_started = time.time()
 
     # tmpdir: each session has an instance of its own, removed at its close.
     c_scr = con.run("stat -c %i /var/scratch").strip()
@@ -360,7 +413,25 @@ def second_boot(old_scratch):
     check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
     aged_clean()
+    if MODE == "default+shared":
+        to_shared()
     poweroff(2)
+
+
+def to_shared():
+    """default+shared: the image's module lines become the share_namespace
+    ones of a shared image, in the guest, for its third boot: the lines
+    README "Deploying it" puts in each stack out, the package's profile
+    namespace-ng-shared in (pam-auth-update), as test_boot.sh sets up the
+    shared image. aged_clean's tmp.conf goes too; the clock is the host's
+    again at the next boot."""
+    out = root("sh /root/shared-mode.sh 2>&1; echo status $?").strip()
+    for x in out.split("\n"):
+        note("shared-mode.sh: " + x)
+    if not result(out.endswith("status 0"), "the module lines switched to "
+                  "share_namespace in the guest (pam-auth-update --enable "
+                  "namespace-ng-shared) for the third boot", out.split("\n")[-1]):
+        raise RuntimeError("/root/shared-mode.sh failed")
 
 
 # Where tmpfiles ages /tmp or /var/tmp (upstream systemd's tmp.conf, unlike
@@ -420,11 +491,12 @@ def pins(uid=None):
             re.search(r"/%d[-/.]" % uid, x[len("/run/pam_namespace"):])]
 
 
-def shared_boot():
+def shared_boot(n=1):
     """Issue 15: with share_namespace, all of alice's sessions (console, ssh,
     her user manager and its services) share one mount namespace pinned in
-    /run/pam_namespace; the last close unpins it."""
-    boot(1)
+    /run/pam_namespace; the last close unpins it. n: the image's how many
+    th boot (3 after default's two)."""
+    boot(n)
     versions()
     check_parents("after boot")
     note("session lines: " + root(
@@ -554,10 +626,10 @@ def shared_boot():
             note("journal: " + x)
     result(not own, "share_namespace: no session of alice's was refused the "
            "shared namespace (journal)", "%d such lines" % len(own))
-    check_common(1)
+    check_common(n)
     helper_fails()
     package_cycle()
-    poweroff(1)
+    poweroff(n)
 
 
 def helper_fails():
@@ -619,7 +691,7 @@ def package_cycle():
         upgrade.live_upgrades(sys.modules[__name__])
     else:
         note("the upgrades to later builds (upgrade.py) are Debian 12's "
-             "(boot_shared)")
+             "(suite boot)")
     env = "DEBIAN_FRONTEND=noninteractive "
     deb = "/root/libpam-namespace-ng.deb"
     root(env + "pam-auth-update --disable namespace-ng-shared "
@@ -685,13 +757,42 @@ def package_cycle():
         root("systemctl --failed --no-legend --plain").strip() or "0 units"))
 
 
+def autopkgtest_boot():
+    """autopkgtest (test_boot.sh autopkgtest): debian/tests/integration run
+    as autopkgtest runs a test, as root from the source tree's top, in the
+    booted testbed; its output streamed as notes."""
+    boot(1)
+    versions()
+    only = os.environ.get("NS_AUTOPKGTEST_TESTS", "")
+    cmd = "cd /root/src && %sdebian/tests/integration" % (
+        "NS_AUTOPKGTEST_TESTS='%s' " % only if only else "")
+    note("in the guest, as root: " + cmd)
+    start = time.time()
+    p = subprocess.Popen(SSH + ["root@127.0.0.1", cmd + " 2>&1"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         text=True)
+    last = ""
+    for line in p.stdout:
+        last = line.rstrip("\n")
+        note("integration: " + last)
+    rc = p.wait()
+    result(rc == 0, "debian/tests/integration against the installed package "
+           "in the booted image (%s)" % (only or "every test of the suite"),
+           "status %d after %.0f s: %s" % (rc, time.time() - start, last))
+    poweroff(1)
+
+
 def main():
     start = time.time()
     try:
         if MODE == "shared":
             shared_boot()
+        elif MODE == "autopkgtest":
+            autopkgtest_boot()
         else:
             second_boot(first_boot())
+            if MODE == "default+shared":
+                shared_boot(3)
     except (RuntimeError, pexpect.ExceptionPexpect, subprocess.SubprocessError,
             IndexError) as e:
         result(False, "the boot cycle ran to its end", "%s: %s" %
@@ -700,7 +801,7 @@ def main():
             note("console: " + qemu.before[-1500:].replace("\n", "\n# "))
     finally:
         kill_qemu()
-    note("both boots and checks: %.0f s; console logs in %s/console-*.log" %
+    note("the boots and checks: %.0f s; console logs in %s/console-*.log" %
          (time.time() - start, WORK))
     if failures:
         print("%d checks failed: %s" % (len(failures), "; ".join(failures)))

@@ -8,33 +8,48 @@
 # qemu-system-x86_64 (TCG). boot.py then logs in on the serial console and
 # over ssh, reboots, and prints one PASS or FAIL line per check.
 #
-#   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared]
+#   test_boot.sh [default|shared|selinux|mls|trixie|trixie_shared|autopkgtest]
 #   test_boot.sh --prepare MODE
 #
 # --prepare builds only what MODE's image is made from, the root file
-# system and the .deb, into their caches, and exits: tests/run starts it in
+# system and the .deb (and for Debian 12's default and shared the two later
+# .debs of deb_next.sh), into their caches, and exits: tests/run starts it in
 # the background for every mode before the suites, so that the downloads
 # and builds (several minutes each on a cold run) overlap the other suites
 # instead of holding the machine while a boot test waits for them. The
 # caches' locks make a boot test that starts meanwhile wait for the build.
 #
-# default: the module line of "Deploying it", two boots (boot.py default).
-# shared: the same line with share_namespace (issue 15), put in place by
-# the package's pam-auth-update profile, one boot (boot.py shared), which
-# then goes through the package's life: the plain profile, an upgrade, a
-# refused and a real removal; skipped, saying so, when the packaged module
-# does not know that argument.
+# default: the module line of "Deploying it", two boots (boot.py default),
+# then, in the same image, shared's checks on a third boot (boot.py
+# default+shared): the guest's module lines switched by /root/shared-mode.sh,
+# which this script writes, the profile's pam-auth-update included. When the
+# packaged module does not know share_namespace, the third boot is left out
+# with a PARTIAL line saying so.
+# shared: only shared's boot, of an image made with those lines (the same
+# script run in its chroot): the same line with share_namespace (issue 15),
+# put in place by the package's pam-auth-update profile, one boot (boot.py
+# shared), which then goes through the package's life: the plain profile,
+# an upgrade, a refused and a real removal; skipped, saying so, when the
+# packaged module does not know that argument. Not a test of its own: suite
+# boot runs it as default's third boot; by hand, for a shorter cycle.
 # selinux, mls: an image with Debian's SELinux policies, labelled when it is
 # made and booted enforcing (selinux_image.sh, boot_selinux.py): selinux
 # with Debian 12's selinux-policy-default and the context method, mls with
 # Debian 12's selinux-policy-mls and the level method (Debian 13's with
 # NS_BOOT_MLS_RELEASE=trixie, its .deb built as trixie's, below).
-# trixie, trixie_shared: default and shared on a Debian 13 image, with the
-# .deb built by dpkg-buildpackage inside the Debian 13 root of suite trixie
-# (tests/trixie/root.sh, shared with that suite's cache); trixie_shared
-# goes through the package's life too, but without the upgrades to later
-# builds (deb_next.sh, upgrade.py), which are bookworm's only: their two
-# .debs would be built in the Debian 13 root at every change of the source.
+# autopkgtest: by hand, not a test of the suite (issue 35): the package's
+# autopkgtest, debian/tests/integration, run as autopkgtest would (as root,
+# in the source tree) in a booted Debian 12 image with the .deb installed
+# and the test's Depends (debian/tests/control, the Build-Depends for
+# @builddeps@) in its root file system (autopkgtest_image.sh).
+# NS_AUTOPKGTEST_TESTS limits it to some tests of the suite.
+# trixie, trixie_shared: default (with its third, shared boot) and shared on
+# a Debian 13 image, with the .deb built by dpkg-buildpackage inside the
+# Debian 13 root of suite trixie (tests/trixie/root.sh, shared with that
+# suite's cache); the shared boot goes through the package's life too, but
+# without the upgrades to later builds (deb_next.sh, upgrade.py), which are
+# bookworm's only: their two .debs would be built in the Debian 13 root at
+# every change of the source.
 #
 #   NS_SOURCE_ROOT  the source tree (default: this file's ../..)
 #   NS_BOOT_WORK    where the images are built (default: build/tests/boot);
@@ -54,8 +69,8 @@ if [[ ${1:-} == --prepare ]]; then
 	shift
 fi
 mode=${1:-default}
-[[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared)$ ]] || {
-	echo "usage: test_boot.sh [--prepare] [default|shared|selinux|mls|trixie|trixie_shared]" >&2
+[[ $mode =~ ^(default|shared|selinux|mls|trixie|trixie_shared|autopkgtest)$ ]] || {
+	echo "usage: test_boot.sh [--prepare] [default|shared|selinux|mls|trixie|trixie_shared|autopkgtest]" >&2
 	exit 2
 }
 # trixie_shared is shared on Debian 13: MODE says which checks, release
@@ -70,6 +85,9 @@ fi
 # mls: Debian 12's MLS policy, or with NS_BOOT_MLS_RELEASE=trixie Debian
 # 13's; both boot enforcing with a local module (tests/README.md, boot_mls).
 [[ $mode == mls ]] && release=${NS_BOOT_MLS_RELEASE:-bookworm}
+# default: shared's boot follows default's two, in the same image.
+both=
+[[ $mode == default ]] && both=1
 here=$(cd "$(dirname "$0")" && pwd)
 src=${NS_SOURCE_ROOT:-$here/../..}
 work=${NS_BOOT_WORK:-$src/build/tests/boot}
@@ -106,6 +124,11 @@ rc=0
 extra=()
 [[ $mode == selinux || $mode == mls ]] &&
 	extra=(selinux-basics selinux-policy-default selinux-policy-mls policycoreutils-python-utils)
+if [[ $mode == autopkgtest ]]; then
+	# shellcheck source=tests/boot/autopkgtest_image.sh
+	. "$here/autopkgtest_image.sh"
+	read -ra extra < <(autopkgtest_packages "$src")
+fi
 tarball=$(NS_BOOT_SUITE=$release bash "$here/rootfs.sh" "$base/cache" "${extra[@]}") || rc=$?
 [[ $rc == 0 ]] || {
 	[[ $rc == 77 ]] && skip "mmdebstrap could not run"
@@ -133,7 +156,20 @@ else
 fi
 echo "# root file system: $tarball"
 echo "# package: $deb ($((SECONDS - start)) s so far)"
-[[ -z $prepare ]] || exit 0
+# Debian 12's shared boot: two later builds, for upgrades with alice logged
+# in (upgrade.py; Debian 12's only: on Debian 13 boot.py's package life
+# skips them), cached by deb_next.sh; the lock keeps --prepare's build and
+# a test's apart.
+next_debs() {
+	[[ $release == bookworm && ($mode == shared || -n $both) ]] || return 0
+	flock "$base/deb/next.lock" bash "$here/deb_next.sh" "$src" "$base/deb" "$1" ||
+		{ echo "FAIL: building the later .debs (deb_next.sh)"; exit 1; }
+}
+if [[ -n $prepare ]]; then
+	next_debs "$work/next"
+	rm -rf "$work/next"
+	exit 0
+fi
 
 # Does the packaged module know issue 15's share_namespace? Its argument
 # table holds every argument's name, so the name is in the .so exactly when
@@ -150,6 +186,11 @@ rm -rf "$work/debx"
 if [[ $mode == shared && $shared == 0 ]]; then
 	skip "the packaged module (${so#"$work/debx"}) does not know the argument" \
 		"share_namespace (issue 15): its shared-mode checks were not run"
+fi
+if [[ -n $both && $shared == 0 ]]; then
+	echo "PARTIAL shared: the packaged module (${so#"$work/debx"}) does not know the" \
+		"argument share_namespace (issue 15): the shared boot was not run"
+	both=
 fi
 
 root=$work/root
@@ -172,16 +213,11 @@ in_root dpkg -i "/root/$(basename "$deb")" >"$work/dpkg.log" 2>&1 || {
 	echo "FAIL: dpkg -i of the package in the image"
 	exit 1
 }
-# shared: the same .deb stays in the image for boot.py's upgrade (the same
-# version installed again) and removal.
-if [[ $mode == shared ]]; then
+# shared's boot: the same .deb stays in the image for boot.py's upgrade
+# (the same version installed again) and removal, with the later builds.
+if [[ $mode == shared || -n $both ]]; then
 	mv "$root/root/$(basename "$deb")" "$root/root/libpam-namespace-ng.deb"
-	# and two later builds, for upgrades with alice logged in (upgrade.py;
-	# Debian 12's only: on Debian 13 boot.py's package life skips them)
-	if [[ $release != trixie ]]; then
-		bash "$here/deb_next.sh" "$src" "$base/deb" "$root/root" ||
-			{ echo "FAIL: building the later .debs (deb_next.sh)"; exit 1; }
-	fi
+	next_debs "$root/root"
 else
 	rm "$root/root/$(basename "$deb")"
 fi
@@ -192,6 +228,8 @@ printf '127.0.0.1 localhost\n127.0.1.1 bootvm\n' >"$root/etc/hosts"
 echo '/dev/vda / ext4 rw,errors=remount-ro 0 1' >"$root/etc/fstab"
 printf 'auto lo\niface lo inet loopback\nauto eth0\niface eth0 inet dhcp\n' \
 	>"$root/etc/network/interfaces"
+# autopkgtest: a testbed with the package installed and nothing else done.
+[[ $mode != autopkgtest ]] || autopkgtest_image
 in_root useradd -m -s /bin/bash -u 2001 alice
 in_root useradd -m -s /bin/bash -u 2002 bob
 printf 'root:rootpw\nalice:alicepw\nbob:bobpw\n' | in_root chpasswd
@@ -239,46 +277,7 @@ for p in namespace-ng namespace-ng-shared; do
 		exit 1
 	}
 done
-if [[ $mode == shared ]]; then
-	# share_namespace as README "One namespace per user" deploys it with the
-	# package: its pam-auth-update profile puts the line in common-session
-	# and common-session-noninteractive, which every stack above includes
-	# (systemd-user's vendor file too: no copy of it). debug, for the
-	# journal's lines.
-	rm "$root/etc/pam.d/systemd-user"
-	if [[ $release == trixie ]]; then
-		# Debian 13 (Linux 6.12): the user manager's "(sd-pam)", which
-		# outlives the manager in its session to close the PAM session,
-		# sleeps 3 s after that close (pam_exec, last), so that the
-		# unit's ExecStopPost (pam_namespace_check --drop) always runs
-		# while it is there: the manager's pid is then still a session
-		# id, which 6.12's pidfd_open() answers with EINVAL (issue 26:
-		# taken for a live session, the pin was kept in one run of
-		# five). The vendor file's copy, with its @include of
-		# common-session-noninteractive, gets the profile's line as the
-		# vendor file does.
-		{
-			cat "$root/usr/lib/pam.d/systemd-user"
-			echo 'session optional pam_exec.so type=close_session quiet /bin/sleep 3'
-		} >"$root/etc/pam.d/systemd-user"
-	fi
-	in_root pam-auth-update --enable namespace-ng-shared >"$work/pam-auth-update.log" 2>&1 || {
-		cat "$work/pam-auth-update.log"
-		echo "FAIL: pam-auth-update --enable namespace-ng-shared in the image"
-		exit 1
-	}
-	sed -i 's/pam_namespace_ng\.so share_namespace$/& debug/' \
-		"$root/etc/pam.d/common-session" "$root/etc/pam.d/common-session-noninteractive"
-	stacks=()
-	for s in common-session common-session-noninteractive; do
-		grep -q '^session.*pam_namespace_ng\.so share_namespace debug$' "$root/etc/pam.d/$s" || {
-			echo "FAIL: pam-auth-update --enable namespace-ng-shared left /etc/pam.d/$s without the line"
-			exit 1
-		}
-	done
-fi
 line='session    required   pam_namespace_ng.so debug'
-[[ $mode == shared ]] && line+=' share_namespace'
 for s in "${stacks[@]}"; do
 	[[ -s "$root/etc/pam.d/$s" ]] || {
 		echo "FAIL: the image has no /etc/pam.d/$s"
@@ -286,6 +285,59 @@ for s in "${stacks[@]}"; do
 	}
 	echo "$line" >>"$root/etc/pam.d/$s"
 done
+# shared's lines: share_namespace as README "One namespace per user"
+# deploys it with the package: its pam-auth-update profile puts the line in
+# common-session and common-session-noninteractive, which every stack above
+# includes (systemd-user's vendor file too: no copy of it), and the lines
+# above go. debug, for the journal's lines. Run in the shared image's
+# chroot now, or by boot.py in the guest before default's third boot.
+if [[ $mode == shared || -n $both ]]; then
+	{
+		echo '#!/bin/sh'
+		echo '# Written by tests/boot/test_boot.sh: the module lines of README'
+		echo '# "Deploying it" out, the package'"'"'s share_namespace profile in.'
+		echo 'set -e'
+		echo 'cd /etc/pam.d'
+		for s in "${stacks[@]}"; do
+			echo "sed -i '/^${line//./\\.}\$/d' $s"
+		done
+		echo 'rm -f systemd-user'
+		if [[ $release == trixie ]]; then
+			# Debian 13 (Linux 6.12): the user manager's "(sd-pam)", which
+			# outlives the manager in its session to close the PAM session,
+			# sleeps 3 s after that close (pam_exec, last), so that the
+			# unit's ExecStopPost (pam_namespace_check --drop) always runs
+			# while it is there: the manager's pid is then still a session
+			# id, which 6.12's pidfd_open() answers with EINVAL (issue 26:
+			# taken for a live session, the pin was kept in one run of
+			# five). The vendor file's copy, with its @include of
+			# common-session-noninteractive, gets the profile's line as the
+			# vendor file does.
+			echo '{ cat /usr/lib/pam.d/systemd-user; echo "session optional pam_exec.so type=close_session quiet /bin/sleep 3"; } >systemd-user'
+		fi
+		echo 'DEBIAN_FRONTEND=noninteractive pam-auth-update --enable namespace-ng-shared'
+		echo "sed -i 's/pam_namespace_ng\.so share_namespace\$/& debug/' common-session common-session-noninteractive"
+		echo 'for s in common-session common-session-noninteractive; do'
+		echo '	grep -q "^session.*pam_namespace_ng\.so share_namespace debug\$" $s || {'
+		echo '		echo "pam-auth-update --enable namespace-ng-shared left /etc/pam.d/$s without the line"'
+		echo '		exit 1'
+		echo '	}'
+		echo 'done'
+		echo "if grep -sH pam_namespace_ng ${stacks[*]}; then"
+		echo '	echo "the lines above still name the module"'
+		echo '	exit 1'
+		echo 'fi'
+		echo '# default'"'"'s aged_clean (boot.py) left upstream'"'"'s aging here'
+		echo 'rm -f /etc/tmpfiles.d/tmp.conf'
+	} >"$root/root/shared-mode.sh"
+	if [[ $mode == shared ]]; then
+		in_root sh /root/shared-mode.sh >"$work/shared-mode.log" 2>&1 || {
+			cat "$work/shared-mode.log"
+			echo "FAIL: /root/shared-mode.sh (pam-auth-update --enable namespace-ng-shared) in the image"
+			exit 1
+		}
+	fi
+fi
 for s in common-session common-session-noninteractive login sshd cron systemd-user; do
 	f=/etc/pam.d/$s
 	[[ -e $root$f ]] || f=/usr/lib/pam.d/$s
@@ -323,12 +375,16 @@ echo "# image ready in $((SECONDS - start)) s: $img"
 
 # Both booted enforcing. mls: the kernel's notices (the audit records of
 # the boot's denials, as no auditd takes them) kept off the serial console,
-# whose output the checks read.
+# whose output the checks read. root's commands stay a login each
+# (NS_BOOT_ROOT_MUX=0): sshd_t's denials are reviewed, and one connection
+# for all of them has not been run under these policies yet.
 if [[ $mode == selinux ]]; then
-	NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1" \
+	NS_BOOT_ROOT_MUX=0 NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1" \
 		exec python3 "$here/boot_selinux.py" "$work" "$mode"
 elif [[ $mode == mls ]]; then
-	NS_BOOT_RELEASE=$release NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1 loglevel=4" \
+	NS_BOOT_ROOT_MUX=0 NS_BOOT_RELEASE=$release \
+		NS_BOOT_APPEND="security=selinux selinux=1 enforcing=1 loglevel=4" \
 		exec python3 "$here/boot_selinux.py" "$work" "$mode"
 fi
+[[ -z $both ]] || mode=default+shared
 NS_BOOT_RELEASE=$release exec python3 "$here/boot.py" "$work" "$mode"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause OR GPL-2.0-or-later
 #
-# boot_shared's upgrades with alice logged in (issue 27), called by
+# The shared boot's upgrades with alice logged in (issue 27; suite boot), called by
 # boot.py's package_cycle with boot.py's module (its ssh, console and
 # result helpers) while the share_namespace profile is enabled. Two later
 # builds of the package (tests/boot/deb_next.sh) are installed with dpkg -i
