@@ -30,7 +30,8 @@
  *   returns -ETIMEDOUT, leaving what is left for the caller to name and for
  *   a later removal. A pass that removed or moved something, or met an
  *   entry whose type changed under it, is followed by another while the
- *   top is not empty; one that did neither ends the walk with its error.
+ *   top is not empty; three in a row that did neither end the walk with
+ *   its error.
  *   An entry listed and then gone counts as such a change: a tree she keeps
  *   changing is worked on until the deadline, never given up on at once.
  */
@@ -311,7 +312,7 @@ int kn_remove_tree(int dirfd, const char *name, uint64_t deadline)
 {
 	struct rm_walk *w;
 	struct stat st;
-	int fd, r, k;
+	int fd, r, k, idle = 0;
 
 	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -357,8 +358,17 @@ int kn_remove_tree(int dirfd, const char *name, uint64_t deadline)
 			r = w->error ? w->error : k;
 			break;
 		}
-		/* Not empty after a pass that changed nothing: what is left stays. */
-		if (!w->progress && !w->raced) {
+		/*
+		 * Not empty after passes that changed nothing: what is left
+		 * stays. Three in a row, not one: an owner renaming entries
+		 * behind the listing can leave one pass with nothing done and no
+		 * race seen, while the tree is still removable (a close then said
+		 * "Directory not empty" of a tree the next pass would remove).
+		 * Her renames either let a pass progress or keep it going until
+		 * the deadline.
+		 */
+		idle = w->progress || w->raced ? 0 : idle + 1;
+		if (idle == 3) {
 			r = w->error ? w->error : k;
 			break;
 		}
