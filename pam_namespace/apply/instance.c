@@ -18,6 +18,7 @@
 
 #include "internal.h"
 #include "kernel.h"
+#include "lookup.h"
 #include "rules.h"
 #include "selinux.h"
 

@@ -3,19 +3,16 @@
  * The SPEC's checks on what is found on disk: the one owner of each rule,
  * asked by the module (apply/) when a session is made and by
  * pam_namespace_check when it predicts one, so that the two never differ.
- * Each takes what was read (a stat, an error) and reads nothing itself,
- * but for the names of an owner and a group in a refusal's words, which
- * are written here once for the module's log line and the checker alike.
+ * Each takes what was read (a stat, an error) and reads nothing itself:
+ * the names of an owner and a group in a refusal's words come from the
+ * name service (host/lookup.c), which core/ never asks.
  */
 #include <errno.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
 #include "rules.h"
-#include "util.h"
 
 bool ns_share_owner_ok(mode_t mode, uid_t uid, uid_t poly_uid)
 {
@@ -44,54 +41,8 @@ bool ns_instance_parent_ok(const struct stat *st, bool relaxed)
 	return relaxed || (st->st_uid == 0 && !(st->st_mode & 0777));
 }
 
-/* The name of a uid or gid (getpwuid_r/getgrgid_r's buffer grown as they ask), else NULL. */
-static char *id_name(bool group, unsigned id)
-{
-	size_t size = 1024;
-	char *buf = NULL, *name = NULL;
-	int k;
-
-	do {
-		struct passwd pw, *pwp = NULL;
-		struct group gr, *grp = NULL;
-		char *nb = realloc(buf, size *= 2);
-
-		if (!nb)
-			break;
-		buf = nb;
-		k = group ? getgrgid_r(id, &gr, buf, size, &grp)
-			  : getpwuid_r(id, &pw, buf, size, &pwp);
-		if (k == 0 && (group ? !!grp : !!pwp))
-			name = ns_strdupf("%s", group ? gr.gr_name : pw.pw_name);
-	} while (k == ERANGE && size < (1 << 20));
-	free(buf);
-	return name;
-}
-
-char *ns_ownership_text(uid_t uid, gid_t gid, mode_t mode)
-{
-	char *owner = id_name(false, uid), *group = id_name(true, gid), *s;
-	char *o = owner ? owner : ns_strdupf("%u", (unsigned)uid);
-	char *g = group ? group : ns_strdupf("%u", (unsigned)gid);
-
-	s = o && g ? ns_strdupf("owner %s, group %s, mode %04o", o, g, (unsigned)(mode & 07777))
-		   : NULL;
-	free(o);
-	free(g);
-	return s;
-}
-
-char *ns_instance_parent_refusal(const struct stat *st)
-{
-	char *own = ns_ownership_text(st->st_uid, st->st_gid, st->st_mode);
-	char *s = own ? ns_strdupf("%s; it must be owned by root with mode 000 (or use "
-				   "ignore_instance_parent_mode)",
-				   own)
-		      : NULL;
-
-	free(own);
-	return s;
-}
+const char ns_instance_parent_rule[] =
+	"it must be owned by root with mode 000 (or use ignore_instance_parent_mode)";
 
 int ns_init_script_ok(const struct stat *st)
 {

@@ -27,17 +27,11 @@ struct stat;
  */
 bool ns_instance_parent_ok(const struct stat *st, bool relaxed);
 /*
- * "owner alice, group users, mode 0700", with names where the name service
- * knows them; NULL when out of memory.
+ * SPEC 4's words for a refused instance parent, after its ownership
+ * ("owner root, group root, mode 0755; " + this): host/lookup.c's
+ * ns_instance_parent_refusal() writes the whole text.
  */
-char *ns_ownership_text(uid_t uid, gid_t gid, mode_t mode);
-/*
- * Why an instance parent (its stat) is refused, the words after "instance
- * parent PATH: " in the module's log line, the checker's and the helper's
- * error alike: "owner root, group root, mode 0755; it must be owned by root
- * with mode 000 (or use ignore_instance_parent_mode)". NULL: out of memory.
- */
-char *ns_instance_parent_refusal(const struct stat *st);
+extern const char ns_instance_parent_rule[];
 /*
  * SPEC 5: whether an init script (its stat, links followed) may run: 0;
  * -EPERM when refused (not a regular file owned by root and not writable by

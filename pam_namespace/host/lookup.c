@@ -2,7 +2,8 @@
 /*
  * The name service, asked one way by the module and pam_namespace_check
  * alike: getpwnam_r() and getgrnam_r(), a failure of the name service told
- * apart from an unknown name, and the SELinux seams of struct ns_lookup.
+ * apart from an unknown name, the names of an owner and a group in a
+ * refusal's words, and the SELinux seams of struct ns_lookup.
  * The planner (core/plan.c) gets it as a struct ns_lookup.
  */
 #include <errno.h>
@@ -10,11 +11,21 @@
 #include <pwd.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "lookup.h"
+#include "rules.h"
 #include "selinux.h"
+#include "util.h"
 
-int ns_nss_lookup(const char *name, bool group, void *ent, char *stack, size_t size, char **heap)
+/*
+ * The one loop over the name service's four reentrant calls: a user or a
+ * group, by name (key) or by id, into buf, grown on the heap while the
+ * entry does not fit.
+ */
+static int nss_call(bool group, const char *name, unsigned id, void *ent, char *stack, size_t size,
+		    char **heap)
 {
 	char *buf = stack;
 
@@ -22,8 +33,10 @@ int ns_nss_lookup(const char *name, bool group, void *ent, char *stack, size_t s
 	for (;;) {
 		struct passwd *pw = NULL;
 		struct group *gr = NULL;
-		int r = group ? getgrnam_r(name, ent, buf, size, &gr)
-			      : getpwnam_r(name, ent, buf, size, &pw);
+		int r = group ? (name ? getgrnam_r(name, ent, buf, size, &gr)
+				      : getgrgid_r(id, ent, buf, size, &gr))
+			      : (name ? getpwnam_r(name, ent, buf, size, &pw)
+				      : getpwuid_r(id, ent, buf, size, &pw));
 
 		if (r == 0)
 			return pw || gr ? 0 : -ENOENT;
@@ -35,6 +48,46 @@ int ns_nss_lookup(const char *name, bool group, void *ent, char *stack, size_t s
 		if (!buf)
 			return -ENOMEM;
 	}
+}
+
+int ns_nss_lookup(const char *name, bool group, void *ent, char *stack, size_t size, char **heap)
+{
+	return nss_call(group, name, 0, ent, stack, size, heap);
+}
+
+char *ns_nss_id_name(unsigned id, bool group)
+{
+	char stack[1024], *heap, *name = NULL;
+	struct passwd pw;
+	struct group gr;
+
+	if (nss_call(group, NULL, id, group ? (void *)&gr : (void *)&pw, stack, sizeof(stack),
+		     &heap) == 0)
+		name = strdup(group ? gr.gr_name : pw.pw_name);
+	free(heap);
+	return name;
+}
+
+char *ns_ownership_text(uid_t uid, gid_t gid, mode_t mode)
+{
+	char *owner = ns_nss_id_name(uid, false), *group = ns_nss_id_name(gid, true), *s;
+	char *o = owner ? owner : ns_strdupf("%u", (unsigned)uid);
+	char *g = group ? group : ns_strdupf("%u", (unsigned)gid);
+
+	s = o && g ? ns_strdupf("owner %s, group %s, mode %04o", o, g, (unsigned)(mode & 07777))
+		   : NULL;
+	free(o);
+	free(g);
+	return s;
+}
+
+char *ns_instance_parent_refusal(const struct stat *st)
+{
+	char *own = ns_ownership_text(st->st_uid, st->st_gid, st->st_mode);
+	char *s = own ? ns_strdupf("%s; %s", own, ns_instance_parent_rule) : NULL;
+
+	free(own);
+	return s;
 }
 
 /*

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "plan.h"
 
@@ -14,6 +15,22 @@
  * when the name service failed.
  */
 int ns_nss_lookup(const char *name, bool group, void *ent, char *stack, size_t size, char **heap);
+/* The name of a uid (or of a gid, group), by the same calls; NULL if none or out of memory. */
+char *ns_nss_id_name(unsigned id, bool group);
+
+/*
+ * "owner alice, group users, mode 0700", with names where the name service
+ * knows them, else the ids; NULL when out of memory.
+ */
+char *ns_ownership_text(uid_t uid, gid_t gid, mode_t mode);
+struct stat;
+/*
+ * Why an instance parent (its stat) is refused, the words after "instance
+ * parent PATH: " in the module's log line, the checker's and the helper's
+ * error alike: "owner root, group root, mode 0755; " and core/rules.c's
+ * ns_instance_parent_rule. NULL: out of memory.
+ */
+char *ns_instance_parent_refusal(const struct stat *st);
 
 /*
  * The planner's struct ns_lookup as the module and pam_namespace_check both

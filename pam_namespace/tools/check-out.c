@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "checker.h"
-#include "rules.h"
+#include "lookup.h"
 #include "selinux.h"
 #include "util.h"
 

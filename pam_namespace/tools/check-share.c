@@ -23,6 +23,7 @@
 #include "check-share.h"
 #include "escape.h"
 #include "kernel.h"
+#include "lookup.h"
 #include "store.h"
 
 /* One pinned namespace, as found in the directory. */
@@ -410,24 +411,26 @@ int ck_parse_uid(const char *s, uid_t *ret)
  */
 static int user_uid(const char *user, uid_t *ret)
 {
-	struct passwd *pw;
+	char stack[1024], *heap;
+	struct passwd pw;
+	int r;
 
 	if (user[0] >= '0' && user[0] <= '9') {
-		int r = ck_parse_uid(user, ret);
-
+		r = ck_parse_uid(user, ret);
 		if (r < 0)
 			fprintf(stderr, "pam_namespace_check: %s: not a uid\n", user);
 		return r;
 	}
-	errno = 0;
-	pw = getpwnam(user);
-	if (!pw) {
-		fprintf(stderr, "pam_namespace_check: unknown user %s%s%s\n", user,
-			errno ? ": " : "", errno ? strerror(errno) : "");
-		return -ENOENT;
-	}
-	*ret = pw->pw_uid;
-	return 0;
+	r = ns_nss_lookup(user, false, &pw, stack, sizeof(stack), &heap);
+	if (r == -ENOENT)
+		fprintf(stderr, "pam_namespace_check: unknown user %s\n", user);
+	else if (r < 0)
+		fprintf(stderr, "pam_namespace_check: cannot look up user %s: %s\n", user,
+			strerror(-r));
+	else
+		*ret = pw.pw_uid;
+	free(heap);
+	return r;
 }
 
 static int cmd_enter(const char *user, char **cmd)

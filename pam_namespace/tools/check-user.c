@@ -20,6 +20,7 @@
 #include "check-share.h"
 #include "checker.h"
 #include "kernel.h"
+#include "lookup.h"
 #include "naming.h"
 #include "selinux.h"
 #include "util.h"
@@ -537,20 +538,29 @@ void ck_examine_parts(struct checker *c, const struct ns_plan_entry *e, unsigned
 	view_free(&v);
 }
 
-/* The session user as the module sees it, or NULL (reported). */
-static struct passwd *find_user(struct checker *c, const char *user)
+/*
+ * The session user as the module looks it up (host/lookup.c), into pw with
+ * its strings in stack or *heap, which the caller frees; -1 (reported) when
+ * the module would refuse the session.
+ */
+static int find_user(struct checker *c, const char *user, struct passwd *pw, char *stack,
+		     size_t size, char **heap)
 {
-	struct passwd *pw;
+	int r;
 
+	*heap = NULL;
 	if (ns_user_name_valid(user) < 0) {
 		ns_diag_report(&c->diag, NS_ERROR, NULL, 0, 0,
 			       "refusing user name unfit for a path, as the module does");
-		return NULL;
+		return -1;
 	}
-	pw = getpwnam(user);
-	if (!pw)
+	r = ns_nss_lookup(user, false, pw, stack, size, heap);
+	if (r == -ENOENT)
 		ns_diag_report(&c->diag, NS_ERROR, NULL, 0, 0, "unknown user %s", user);
-	return pw;
+	else if (r < 0)
+		ns_diag_report(&c->diag, NS_ERROR, NULL, 0, 0, "cannot look up user %s: %s", user,
+			       strerror(-r));
+	return r < 0 ? -1 : 0;
 }
 
 /* Plan and examine; *ret_views (n = plan->n_entries) on success. */
@@ -559,7 +569,7 @@ static int plan_user(struct checker *c, const struct ns_config *cfg, const struc
 		     struct view **ret_views)
 {
 	struct ns_lookup lookup = ns_host_lookup();
-	/* getpwnam's buffer is reused by the lookups: keep what we need. */
+	/* The caller's entry may live in a buffer it frees: keep what we need. */
 	char *name = strdup(pw->pw_name), *home = strdup(pw->pw_dir), *context;
 	struct ns_user u = {.uid = pw->pw_uid, .gid = pw->pw_gid};
 	struct view *views = NULL;
@@ -598,14 +608,18 @@ static void views_free(struct view *views, size_t n)
 int ck_user(struct checker *c, const struct ns_config *cfg, const struct ns_setup *setup,
 	    const char *user, const struct ck_user_opts *o, FILE *json_entries)
 {
-	struct passwd *pw = find_user(c, user);
+	char stack[1024], *heap;
+	struct passwd pw;
 	struct ns_plan plan = {0};
 	struct view *views = NULL;
 	int r;
 
-	if (!pw)
+	if (find_user(c, user, &pw, stack, sizeof(stack), &heap) < 0) {
+		free(heap);
 		return -1;
-	r = plan_user(c, cfg, setup, pw, o, &plan, &views);
+	}
+	r = plan_user(c, cfg, setup, &pw, o, &plan, &views);
+	free(heap);
 	if (r < 0) {
 		ns_plan_free(&plan);
 		return -1;

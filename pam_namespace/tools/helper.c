@@ -23,6 +23,7 @@
 #include "config.h"
 #include "helper-tmpdirs.h"
 #include "kernel.h"
+#include "lookup.h"
 #include "rules.h"
 #include "ns-build.h"
 #include "plan.h"
