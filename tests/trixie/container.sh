@@ -219,6 +219,7 @@ for ((i = 0; i < 100; i++)); do
 done
 (exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null || fail "sshd does not listen: $(cat /run/ns-ssh/sshd.log)"
 
+echo "# $SECONDS s in the container: installed, users made, sshd started"
 ns_self=$(readlink /proc/self/ns/mnt)
 # What is mounted where (mount points and sources, not ids).
 # /run/pam_namespace is share_namespace's pin directory, made a private
@@ -360,9 +361,11 @@ DEBIAN_FRONTEND=noninteractive pam-auth-update --enable namespace-ng-shared >/ru
 	cat /run/pam-auth-update.log
 	fail "pam-auth-update --enable namespace-ng-shared"
 }
+echo "# $SECONDS s in the container so far"
 echo "# ours, shared: $(grep pam_namespace /etc/pam.d/common-session | tr -s '\t ' ' ')"
 one su alice ours-shared || rc=1
 one ssh alice ours-shared || rc=1
 [[ -z $(find /run/pam_namespace -mindepth 2 ! -name lock) ]] ||
 	{ echo "FAIL: a pin left: $(find /run/pam_namespace | tr '\n' ' ')"; rc=1; }
+echo "# $SECONDS s in the container"
 exit "$rc"
