@@ -9,7 +9,7 @@
 # network, IPC and UTS namespaces of its own, as LXD or Incus run one. DEB
 # (built in ROOT, tests/boot/deb.sh) comes in on standard input.
 #
-# Three stages, one file:
+# Four stages, one file:
 #   host   (this)      enter.sh: a private mount and PID namespace on the
 #                      host, root pivoted into a throwaway overlay of ROOT,
 #                      with ROOT itself read-only at /.lower
@@ -24,7 +24,8 @@
 #                      copy of ROOT's 900 MB would cost its time in every
 #                      run). The tree is mounted before the user namespace
 #                      exists, so the container gets it as locked mounts,
-#                      as a container manager's root file system is.
+#                      as it gets what the host hands in (a disk device);
+#                      /var/tmp is such a mount.
 #   --guest            the container's pid 1, root mapped to 100000: its own
 #                      /proc, devpts, /run and /tmp (a tmpfs, as
 #                      systemd's tmp.mount makes it), pivot_root, then
@@ -39,8 +40,12 @@
 #                      file written lands in the user's instance), the next
 #                      session finds it, nothing is left after (no mount
 #                      in the container's namespace, no process of the
-#                      user), and the module logged no error. This module
-#                      must pass; Linux-PAM's results are shown beside.
+#                      user), and the module logged no error. Then su with
+#                      method context (no SELinux here); a container
+#                      without CAP_SYS_ADMIN (su under setpriv): one error
+#                      line, nothing made or mounted; share_namespace's
+#                      profile: su and ssh, no pin left. This module must
+#                      pass; Linux-PAM's results are shown beside.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -213,7 +218,7 @@ printf '%s\n' "ListenAddress 127.0.0.1:22" "HostKey /run/ns-ssh/host_ed25519" "U
 	"PasswordAuthentication yes" "KbdInteractiveAuthentication no" "PrintMotd no" \
 	"PrintLastLog no" "UseDNS no" >/run/ns-ssh/sshd_config
 /usr/sbin/sshd -D -e -f /run/ns-ssh/sshd_config </dev/null >/run/ns-ssh/sshd.log 2>&1 &
-for ((i = 0; i < 100; i++)); do
+for ((i = 0; i < 200; i++)); do
 	(exec 3<>/dev/tcp/127.0.0.1/22) 2>/dev/null && break
 	sleep 0.05
 done
@@ -275,7 +280,7 @@ one() {
 	out=$(door "$c" "$u" read "$mark") || why+="the second session failed; "
 	[[ $(grep '^READ ' <<<"$out") == "READ $u $mark $mark " ]] ||
 		why+="the next session did not find the files: $(tr '\n' ' ' <<<"$out" | cut -c1-300); "
-	for ((n = 0; n < 40; n++)); do
+	for ((n = 0; n < 100; n++)); do
 		left=$(pgrep -u "$u" | tr '\n' ' ')
 		[[ -z $left ]] && break
 		sleep 0.05

@@ -33,7 +33,8 @@
 #                                 system container: the root run in a user
 #                                 namespace whose root is host uid 100000
 #                                 (container.sh): su, sshd, su - between two
-#                                 users, a container without CAP_SYS_ADMIN,
+#                                 users, method context without SELinux, a
+#                                 container without CAP_SYS_ADMIN,
 #                                 share_namespace; Linux-PAM 1.7.0 beside
 #
 #   test_trixie.sh bench [ARGS]   the benchmark (tests/bench) with Linux-PAM
