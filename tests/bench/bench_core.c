@@ -43,6 +43,7 @@ struct bench_opt opt = {
 	.n_mounts = 3000,
 	.n_instances = 100000,
 	.settle_us = 2000,
+	.n_events = 200,
 };
 
 struct target targets[MAX_TARGETS];
@@ -620,6 +621,9 @@ void write_services(void)
 	write_file("/etc/pam.d/ns-bench-permit", 0644, "session required pam_permit.so\n");
 	snprintf(line, sizeof(line), "session required %s share_namespace\n", opt.ours);
 	write_file("/etc/pam.d/ns-bench-ours-share", 0644, line);
+	snprintf(line, sizeof(line), "session required %s share_namespace mount_private\n",
+		 opt.ours);
+	write_file("/etc/pam.d/ns-bench-ours-share-private", 0644, line);
 }
 
 #define TWO_DIRS	     .polydirs = {"/tmp", "/var/tmp"}, .n_dirs = 2

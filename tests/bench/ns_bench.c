@@ -5,15 +5,19 @@
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
  *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
- *            [--mounts N] [--bound-slack F]
+ *            [--mounts N] [--bound-slack F] [--sessions N --users U] [--events N]
  *
  * --bound-slack multiplies every regression bound by F (divides those that
  * are "at least"): for another contestant than the one the bounds were
  * measured against (tests/trixie: Linux-PAM 1.7.0, in the Debian 13 root's
  * overlay), a looser net that still catches a real regression.
  *
- * --mounts sets how many extra mounts scenarios mounts and share add to the
- * caller's namespace (3,000).
+ * --mounts sets how many extra mounts scenarios mounts, share and scale add
+ * to the caller's namespace (3,000).
+ *
+ * --sessions and --users size scenario scale (scale.c): that many sessions,
+ * of that many users, held open at once (1,000 of 50; in a smoke run 20 of
+ * 4); --events, the host mount events timed with them open (200).
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
@@ -255,7 +259,7 @@ static void scenario_tmpfs(void)
 }
 
 /* n tmpfs mounts under MOUNTS_DIR, in this (the caller's) namespace: a big mount table. */
-static void make_mounts(unsigned n)
+void make_mounts(unsigned n)
 {
 	char path[256];
 
@@ -270,7 +274,7 @@ static void make_mounts(unsigned n)
 	}
 }
 
-static void drop_mounts(void)
+void drop_mounts(void)
 {
 	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
 		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
@@ -653,6 +657,8 @@ static const struct {
 	{"baseline", scenario_baseline},
 	/* bench.sh runs it on its own, on one CPU (see scenario_share) */
 	{"share", scenario_share, true},
+	/* the same, on one CPU for share_namespace's pins; in a smoke run, small */
+	{"scale", scenario_scale, true},
 };
 
 static int by_value(const void *a, const void *b)
@@ -716,8 +722,12 @@ static void usage(FILE *f)
 		"MODULE]\n"
 		"                [--mounts N] (extra mounts of scenarios mounts and share; 3000)\n"
 		"                [--bound-slack F] (every regression bound looser by F)\n"
-		"scenarios: noinit init tmpfs mounts instances config parallel baseline share\n"
-		"(share only when named)\n");
+		"                [--sessions N --users U] (scenario scale: 1000 of 50; smoke 20 of "
+		"4)\n"
+		"                [--events N] (host mount events timed in scale; 200)\n"
+		"scenarios: noinit init tmpfs mounts instances config parallel baseline share "
+		"scale\n"
+		"(share and scale only when named)\n");
 }
 
 int main(int argc, char **argv)
@@ -733,6 +743,9 @@ int main(int argc, char **argv)
 		{"baseline", required_argument, NULL, 'b'},
 		{"mounts", required_argument, NULL, 'm'},
 		{"bound-slack", required_argument, NULL, 'k'},
+		{"sessions", required_argument, NULL, 'N'},
+		{"users", required_argument, NULL, 'U'},
+		{"events", required_argument, NULL, 'E'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -775,6 +788,15 @@ int main(int argc, char **argv)
 			if (!(opt.bound_slack >= 1.0 && opt.bound_slack <= 2.0))
 				die("--bound-slack must be from 1 to 2");
 			break;
+		case 'N':
+			opt.n_sessions = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'U':
+			opt.n_users = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'E':
+			opt.n_events = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -797,7 +819,15 @@ int main(int argc, char **argv)
 		opt.par_rounds = 7;
 		opt.par_per_worker = 8;
 		opt.n_instances = 1000;
+		if (!opt.n_sessions)
+			opt.n_sessions = 20;
+		if (!opt.n_users)
+			opt.n_users = 4;
 	}
+	if (!opt.n_sessions)
+		opt.n_sessions = 1000;
+	if (!opt.n_users)
+		opt.n_users = 50;
 	if (opt.rounds == 0)
 		die("--rounds must be at least 1");
 	refuse_outside_sandbox();
