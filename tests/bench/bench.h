@@ -99,7 +99,7 @@ struct bench_opt {
 	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
 	/* scenario scale: sessions held at once, of how many users; host mount events timed */
-	unsigned n_sessions, n_users, n_events;
+	unsigned n_sessions, n_users, n_events, n_passes;
 	bool smoke, strict, no_bounds;
 	/* every regression bound looser by this factor (--bound-slack; 0: 1) */
 	double bound_slack;

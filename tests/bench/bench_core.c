@@ -612,6 +612,8 @@ void write_services(void)
 	write_file("/etc/pam.d/ns-bench-ours-cd", 0644, line);
 	snprintf(line, sizeof(line), "session required %s\n", opt.lpam);
 	write_file("/etc/pam.d/ns-bench-lpam", 0644, line);
+	snprintf(line, sizeof(line), "session required %s mount_private\n", opt.lpam);
+	write_file("/etc/pam.d/ns-bench-lpam-private", 0644, line);
 	if (opt.baseline) {
 		snprintf(line, sizeof(line), "session required %s\n", opt.baseline);
 		write_file("/etc/pam.d/ns-bench-baseline", 0644, line);

@@ -6,6 +6,7 @@
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
  *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
  *            [--mounts N] [--bound-slack F] [--sessions N --users U] [--events N]
+ *            [--passes N]
  *
  * --bound-slack multiplies every regression bound by F (divides those that
  * are "at least"): for another contestant than the one the bounds were
@@ -17,7 +18,9 @@
  *
  * --sessions and --users size scenario scale (scale.c): that many sessions,
  * of that many users, held open at once (1,000 of 50; in a smoke run 20 of
- * 4); --events, the host mount events timed with them open (200).
+ * 4); --events, the host mount events timed with them open (200);
+ * --passes, how many times each contestant runs, every other pass in the
+ * reverse order (2; in a smoke run 1).
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
@@ -725,6 +728,7 @@ static void usage(FILE *f)
 		"                [--sessions N --users U] (scenario scale: 1000 of 50; smoke 20 of "
 		"4)\n"
 		"                [--events N] (host mount events timed in scale; 200)\n"
+		"                [--passes N] (of scale, every other one reversed; 2)\n"
 		"scenarios: noinit init tmpfs mounts instances config parallel baseline share "
 		"scale\n"
 		"(share and scale only when named)\n");
@@ -746,6 +750,7 @@ int main(int argc, char **argv)
 		{"sessions", required_argument, NULL, 'N'},
 		{"users", required_argument, NULL, 'U'},
 		{"events", required_argument, NULL, 'E'},
+		{"passes", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -797,6 +802,9 @@ int main(int argc, char **argv)
 		case 'E':
 			opt.n_events = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'P':
+			opt.n_passes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -823,7 +831,11 @@ int main(int argc, char **argv)
 			opt.n_sessions = 20;
 		if (!opt.n_users)
 			opt.n_users = 4;
+		if (!opt.n_passes)
+			opt.n_passes = 1;
 	}
+	if (!opt.n_passes)
+		opt.n_passes = 2;
 	if (!opt.n_sessions)
 		opt.n_sessions = 1000;
 	if (!opt.n_users)
