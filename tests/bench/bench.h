@@ -109,6 +109,7 @@ struct bench_opt {
 
 /* The command line (ns_bench.c's main), with its defaults. */
 extern struct bench_opt opt;
+extern const char conf_noinit[];
 /* The targets and bounds the scenarios set, printed and checked at the end. */
 extern struct target targets[MAX_TARGETS];
 extern size_t n_targets;
@@ -160,5 +161,6 @@ void make_mounts(unsigned n);
 void drop_mounts(void);
 
 /* scenarios in files of their own */
+void scenario_share(void);
 void scenario_scale(void);
 int forks(const struct contestant *c);

@@ -46,6 +46,9 @@ struct bench_opt opt = {
 	.n_events = 200,
 };
 
+/* /tmp and /var/tmp polyinstantiated by user, no init script: most scenarios' configuration */
+const char conf_noinit[] = "/tmp     /tmp/tmp-inst/     user:noinit root\n"
+			   "/var/tmp /var/tmp/tmp-inst/ user:noinit root\n";
 struct target targets[MAX_TARGETS];
 size_t n_targets;
 volatile double *shared;

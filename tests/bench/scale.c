@@ -366,8 +366,7 @@ void scenario_scale(void)
 		setrlimit(RLIMIT_NOFILE, &nofile);
 	}
 	add_users();
-	set_conf("/etc/security/namespace.conf", "/tmp     /tmp/tmp-inst/     user:noinit root\n"
-						 "/var/tmp /var/tmp/tmp-inst/ user:noinit root\n");
+	set_conf("/etc/security/namespace.conf", conf_noinit);
 	make_dir(SCALE_EVENT, 0755);
 	/* The host's mounts as systemd makes them: shared, here in the sandbox's namespace. */
 	set_propagation("/", MS_SHARED);
