@@ -47,6 +47,21 @@ int ns_session_close(struct ns_session *sess, bool unmount, struct ns_failure *f
 		struct ns_tmpdir *t = &sess->tmpdirs[i];
 
 		k = kn_remove_tree(t->parent_fd, t->name, deadline);
+		if ((k == -EACCES || k == -EPERM) && geteuid() != 0) {
+			/*
+			 * The client dropped root before the close, as systemd's
+			 * (sd-pam) does: not a failure of the session (Linux-PAM's
+			 * module cannot see the instance then and returns success);
+			 * instance and marker stay for the user's next open (SPEC 7:
+			 * removed later).
+			 */
+			if (log)
+				log(log_userdata, false,
+				    "the close runs as uid %u, not root: the tmpdir instance %s "
+				    "is left for its user's next open to remove",
+				    (unsigned)geteuid(), t->path);
+			continue;
+		}
 		if (k < 0 && k != -ENOENT)
 			r = close_failed(fail, r, "removing the tmpdir instance", t->path, k, log,
 					 log_userdata);

@@ -25,6 +25,9 @@
  * lookups, not the name service's first setup in the process.
  * --caller UID:GID opens the session as su run by that user does: real,
  * effective and saved gid GID, real uid UID, effective and saved uid 0.
+ * --close-as UID:GID drops every uid and gid to UID and GID before
+ * pam_close_session, as systemd's (sd-pam) does before it closes the
+ * session of a user manager or a PAMName= unit.
  *
  * Exit status: CMD's status (128 + signal if it was killed), 0 without CMD,
  * or one of the DRIVER_EXIT_* codes below.
@@ -32,6 +35,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
 #include <limits.h>
 #include <pthread.h>
 #include <pwd.h>
@@ -108,11 +112,11 @@ static int conversation(int n, const struct pam_message **msg, struct pam_respon
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
-		"[--show-ns]\n"
-		"                  [--after-close SHELL-CMD] [--markers] [--threaded]\n"
-		"                  [--lookup] [--caller UID:GID] SERVICE USER [-- CMD ARGS...]\n");
+	fprintf(f, "usage: pam_driver [--confdir DIR] [--env NAME=VALUE]... [--ruser NAME] "
+		   "[--show-ns]\n"
+		   "                  [--after-close SHELL-CMD] [--markers] [--threaded]\n"
+		   "                  [--lookup] [--caller UID:GID] [--close-as UID:GID]\n"
+		   "                  SERVICE USER [-- CMD ARGS...]\n");
 }
 
 static bool markers;
@@ -266,6 +270,7 @@ int main(int argc, char **argv)
 		{"threaded", no_argument, NULL, 't'},
 		{"caller", required_argument, NULL, 'u'},
 		{"lookup", no_argument, NULL, 'l'},
+		{"close-as", required_argument, NULL, 'C'},
 		{0},
 	};
 	struct pam_conv conv = {.conv = conversation};
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
 	int nenv = 0, opt, r, rc = 0, i;
 	bool show = false, threaded = false, lookup = false;
 	char **cmd = NULL;
-	const char *caller = NULL;
+	const char *caller = NULL, *close_as = NULL;
 
 	maybe_valgrind(argc, argv);
 
@@ -312,6 +317,9 @@ int main(int argc, char **argv)
 		case 'l':
 			lookup = true;
 			break;
+		case 'C':
+			close_as = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -334,9 +342,15 @@ int main(int argc, char **argv)
 		cmd = &argv[optind + 3];
 	}
 
+	unsigned close_uid = 0, close_gid = 0;
+	char end;
+
+	if (close_as && sscanf(close_as, "%u:%u%c", &close_uid, &close_gid, &end) != 2) {
+		fprintf(stderr, "pam_driver: --close-as wants UID:GID: %s\n", close_as);
+		return DRIVER_EXIT_USAGE;
+	}
 	if (caller) {
 		unsigned uid, gid;
-		char end;
 
 		if (sscanf(caller, "%u:%u%c", &uid, &gid, &end) != 2) {
 			fprintf(stderr, "pam_driver: --caller wants UID:GID: %s\n", caller);
@@ -382,6 +396,12 @@ int main(int argc, char **argv)
 	}
 	if (cmd)
 		rc = run_command(pamh, cmd);
+	if (close_as && (setgroups(0, NULL) < 0 || setresgid(close_gid, close_gid, close_gid) < 0 ||
+			 setresuid(close_uid, close_uid, close_uid) < 0)) {
+		perror("pam_driver: --close-as");
+		pam_end(pamh, PAM_SUCCESS);
+		return DRIVER_EXIT_CLOSE;
+	}
 	mark("close");
 	r = pam_close_session(pamh, 0);
 	mark("closed");

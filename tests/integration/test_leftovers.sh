@@ -12,7 +12,10 @@
 #     namespace: kept, and removed by her next open after that process ended;
 # (d) bob's open leaves alice's leftovers alone;
 # (e) the helper removes a marker whose instance is gone, never taking a
-#     marker for an instance.
+#     marker for an instance;
+# (f) a close run without root (systemd's (sd-pam) drops to the user's ids
+#     before pam_close_session) succeeds and logs that the instance is left;
+#     the user's next open removes it.
 # Linux-PAM's module runs (a) and (d) too, shown only: it never removes a
 # leftover.
 set -euo pipefail
@@ -135,6 +138,18 @@ sandbox_log_clear
 out=$(sandbox_su alice 'echo ok') || fail "(c): alice's su after her process ended: $out"
 assert_eq "" "$(instances)$(markers)" "(c): after her process ended, her next open"
 assert_log_contains "removed /tmp/tmp-inst/$c," "(c)"
+
+sb_note "(f) a close without root, as systemd's (sd-pam) makes it: the session does not fail"
+sandbox_log_clear
+before=$(instances)
+out=$(sandbox_driver --close-as "$alice:$(id -g alice)" ns-driver alice -- true) ||
+	fail "(f): a close run as alice failed the session: $out"
+f=$(comm -13 <(printf '%s\n' "$before") <(instances) | grep .) || fail "(f): no instance left by the close"
+assert_eq ".pam_namespace-session.$alice.$f" "$(markers)" "(f): its marker, kept"
+assert_log_contains "the close runs as uid $alice, not root: the tmpdir instance /tmp/tmp-inst/$f is left for its user's next open to remove" "(f)"
+out=$(sandbox_su alice 'echo ok') || fail "(f): alice's su: $out"
+assert_eq "" "$(instances)$(markers)" "(f): after alice's next open"
+assert_log_contains "removed /tmp/tmp-inst/$f," "(f)"
 
 if [[ -x "${NS_HELPER:-}" ]]; then
 	sb_note "(e) the helper: a marker whose instance is gone is removed, none is an instance"
