@@ -98,6 +98,8 @@ struct target {
 struct bench_opt {
 	const char *ours, *lpam, *baseline;
 	unsigned rounds, par_rounds, par_per_worker, n_mounts, n_instances, settle_us;
+	/* scenario scale: sessions held at once, of how many users; host mount events timed */
+	unsigned n_sessions, n_users, n_events, n_passes;
 	bool smoke, strict, no_bounds;
 	/* every regression bound looser by this factor (--bound-slack; 0: 1) */
 	double bound_slack;
@@ -107,6 +109,7 @@ struct bench_opt {
 
 /* The command line (ns_bench.c's main), with its defaults. */
 extern struct bench_opt opt;
+extern const char conf_noinit[];
 /* The targets and bounds the scenarios set, printed and checked at the end. */
 extern struct target targets[MAX_TARGETS];
 extern size_t n_targets;
@@ -154,4 +157,10 @@ struct contestant permit_contestant(void);
 struct contestant floor_contestant(const char *label, const char *inst_tmp,
 				   const char *inst_vartmp);
 bool wanted(const char *name);
+void make_mounts(unsigned n);
+void drop_mounts(void);
+
+/* scenarios in files of their own */
+void scenario_share(void);
+void scenario_scale(void);
 int forks(const struct contestant *c);

@@ -37,31 +37,46 @@ if [[ -z "${SB_INSIDE:-}" ]]; then
 	NS_BENCH_LPAM_INIT=$(cat /etc/security/namespace.init 2>/dev/null || true)
 	NS_BENCH_OUR_INIT=$(cat "$SB_SOURCE_ROOT/conf/namespace.init")
 	export NS_LPAM_MODULE NS_BENCH NS_BENCH_LPAM_INIT NS_BENCH_OUR_INIT
-	# Scenario share, in a sandbox of its own on one CPU: the kernel pins a
-	# namespace only into one with a smaller id, and hands ids out in
-	# per-CPU batches, so the sandbox's namespace must come from the CPU
-	# the sessions run on (the init namespace, where the module pins on a
-	# real system, is always the oldest). Run with every full or smoke
-	# run, and alone for "--only share".
-	only=() args=()
+	# Scenarios share and scale, in a sandbox of its own on one CPU: the
+	# kernel pins a namespace only into one with a smaller id, and hands ids
+	# out in per-CPU batches, so the sandbox's namespace must come from the
+	# CPU the sessions run on (the init namespace, where the module pins on a
+	# real system, is always the oldest). share runs with every full or
+	# smoke run, scale with a smoke run (small) or when named.
+	only=() args=() one_cpu=() smoke='' named=''
 	while (($#)); do
 		if [[ $1 == --only && $# -gt 1 ]]; then
 			only+=("$2")
+			named=1
 			shift 2
 			continue
 		fi
+		[[ $1 == --smoke ]] && smoke=1
 		args+=("$1")
 		shift
 	done
-	if [[ -z "${NS_BENCH_SHARE_RUN:-}" ]] && { ((${#only[@]} == 0)) || [[ " ${only[*]} " == *" share "* ]]; }; then
-		command -v taskset >/dev/null || skip "taskset(1) is missing, for scenario share"
-		NS_BENCH_SHARE_RUN=1 taskset -c 0 bash "${BASH_SOURCE[0]}" "${args[@]}" --only share
-		only=("${only[@]/share/}")
-		[[ ${#only[@]} -gt 0 && -z "${only[*]// /}" ]] && exit 0
+	if [[ -z "${NS_BENCH_SHARE_RUN:-}" ]]; then
+		for s in share scale; do
+			if [[ " ${only[*]} " == *" $s "* ]] ||
+				{ ((${#only[@]} == 0)) && [[ $s == share || -n $smoke ]]; }; then
+				one_cpu+=(--only "$s")
+				rest=()
+				for o in "${only[@]}"; do
+					[[ $o == "$s" ]] || rest+=("$o")
+				done
+				only=(${rest[@]+"${rest[@]}"})
+			fi
+		done
+	fi
+	if ((${#one_cpu[@]})); then
+		command -v taskset >/dev/null || skip "taskset(1) is missing, for scenarios share and scale"
+		NS_BENCH_SHARE_RUN=1 taskset -c 0 bash "${BASH_SOURCE[0]}" "${args[@]}" "${one_cpu[@]}"
+		# every scenario named ran there
+		[[ ${#one_cpu[@]} -gt 0 && ${#only[@]} -eq 0 && -n "${named:-}" ]] && exit 0
 	fi
 	set -- "${args[@]}"
-	for o in "${only[@]}"; do
-		[[ -n "$o" ]] && set -- "$@" --only "$o"
+	for o in ${only[@]+"${only[@]}"}; do
+		set -- "$@" --only "$o"
 	done
 fi
 sandbox_enter "$@"

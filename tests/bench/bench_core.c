@@ -43,8 +43,12 @@ struct bench_opt opt = {
 	.n_mounts = 3000,
 	.n_instances = 100000,
 	.settle_us = 2000,
+	.n_events = 200,
 };
 
+/* /tmp and /var/tmp polyinstantiated by user, no init script: most scenarios' configuration */
+const char conf_noinit[] = "/tmp     /tmp/tmp-inst/     user:noinit root\n"
+			   "/var/tmp /var/tmp/tmp-inst/ user:noinit root\n";
 struct target targets[MAX_TARGETS];
 size_t n_targets;
 volatile double *shared;
@@ -611,6 +615,8 @@ void write_services(void)
 	write_file("/etc/pam.d/ns-bench-ours-cd", 0644, line);
 	snprintf(line, sizeof(line), "session required %s\n", opt.lpam);
 	write_file("/etc/pam.d/ns-bench-lpam", 0644, line);
+	snprintf(line, sizeof(line), "session required %s mount_private\n", opt.lpam);
+	write_file("/etc/pam.d/ns-bench-lpam-private", 0644, line);
 	if (opt.baseline) {
 		snprintf(line, sizeof(line), "session required %s\n", opt.baseline);
 		write_file("/etc/pam.d/ns-bench-baseline", 0644, line);
@@ -620,6 +626,9 @@ void write_services(void)
 	write_file("/etc/pam.d/ns-bench-permit", 0644, "session required pam_permit.so\n");
 	snprintf(line, sizeof(line), "session required %s share_namespace\n", opt.ours);
 	write_file("/etc/pam.d/ns-bench-ours-share", 0644, line);
+	snprintf(line, sizeof(line), "session required %s share_namespace mount_private\n",
+		 opt.ours);
+	write_file("/etc/pam.d/ns-bench-ours-share-private", 0644, line);
 }
 
 #define TWO_DIRS	     .polydirs = {"/tmp", "/var/tmp"}, .n_dirs = 2

@@ -5,15 +5,22 @@
  *
  *   ns_bench --ours MODULE --linux-pam MODULE [--rounds N] [--smoke]
  *            [--only SCENARIO]... [--strict] [--no-bounds] [--baseline MODULE]
- *            [--mounts N] [--bound-slack F]
+ *            [--mounts N] [--bound-slack F] [--sessions N --users U] [--events N]
+ *            [--passes N]
  *
  * --bound-slack multiplies every regression bound by F (divides those that
  * are "at least"): for another contestant than the one the bounds were
  * measured against (tests/trixie: Linux-PAM 1.7.0, in the Debian 13 root's
  * overlay), a looser net that still catches a real regression.
  *
- * --mounts sets how many extra mounts scenarios mounts and share add to the
- * caller's namespace (3,000).
+ * --mounts sets how many extra mounts scenarios mounts, share and scale add
+ * to the caller's namespace (3,000).
+ *
+ * --sessions and --users size scenario scale (scale.c): that many sessions,
+ * of that many users, held open at once (1,000 of 50; in a smoke run 20 of
+ * 4); --events, the host mount events timed with them open (200);
+ * --passes, how many times each contestant runs, every other pass in the
+ * reverse order (2; in a smoke run 1).
  *
  * --baseline adds scenario "baseline": the noinit sessions of this module
  * and of another build of it (an older commit, say) interleaved in the same
@@ -74,8 +81,6 @@
 
 #include "bench.h"
 
-static const char conf_noinit[] = "/tmp     /tmp/tmp-inst/     user:noinit root\n"
-				  "/var/tmp /var/tmp/tmp-inst/ user:noinit root\n";
 static const char conf_init[] = "/tmp     /tmp/tmp-inst/     user root\n"
 				"/var/tmp /var/tmp/tmp-inst/ user root\n";
 static const char conf_tmpfs[] = "/tmp     /tmp/tmp-inst/     tmpfs:noinit root\n"
@@ -255,7 +260,7 @@ static void scenario_tmpfs(void)
 }
 
 /* n tmpfs mounts under MOUNTS_DIR, in this (the caller's) namespace: a big mount table. */
-static void make_mounts(unsigned n)
+void make_mounts(unsigned n)
 {
 	char path[256];
 
@@ -270,7 +275,7 @@ static void make_mounts(unsigned n)
 	}
 }
 
-static void drop_mounts(void)
+void drop_mounts(void)
 {
 	if (umount2(MOUNTS_DIR, MNT_DETACH) < 0)
 		die("umount %s: %s", MOUNTS_DIR, strerror(errno));
@@ -460,184 +465,6 @@ static void scenario_parallel(void)
 		  "CPU");
 }
 
-/*
- * A session of user on service held open in a child until *ret_fd (the
- * write end of a pipe) is closed: the pinned namespace later sessions of
- * that user join. Returns the child's pid once its session is open.
- */
-static pid_t hold_session(const char *service, const char *user, int *ret_fd)
-{
-	int go[2], up[2];
-	char c = 0;
-	pid_t pid;
-
-	if (pipe(go) < 0 || pipe(up) < 0)
-		die("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		die("fork: %s", strerror(errno));
-	if (pid == 0) {
-		struct pam_conv conv = {.conv = conversation};
-		pam_handle_t *pamh = NULL;
-		int r;
-
-		close(go[1]);
-		close(up[0]);
-		if (pam_start(service, user, &conv, &pamh) != PAM_SUCCESS ||
-		    pam_open_session(pamh, 0) != PAM_SUCCESS)
-			_exit(1);
-		if (write(up[1], "x", 1) != 1)
-			_exit(1);
-		/* The parent's word, or its end (EOF): either way, close. */
-		if (read(go[0], &c, 1) < 0)
-			c = 0;
-		r = pam_close_session(pamh, 0);
-		pam_end(pamh, r);
-		_exit(r == PAM_SUCCESS ? 0 : 1);
-	}
-	close(go[0]);
-	close(up[1]);
-	if (read(up[0], &c, 1) != 1)
-		die("%s: the held session of %s did not open", service, user);
-	close(up[0]);
-	*ret_fd = go[1];
-	return pid;
-}
-
-static void release_session(pid_t pid, int fd)
-{
-	int status;
-
-	close(fd);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid: %s", strerror(errno));
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		die("the held session did not close cleanly");
-}
-
-static ino_t ns_of(pid_t pid)
-{
-	char path[64];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
-	if (stat(path, &st) < 0)
-		die("%s: %s", path, strerror(errno));
-	return st.st_ino;
-}
-
-/* Whether a session of user on service ends up in the namespace of process holder. */
-static bool joins(const char *service, const char *user, pid_t holder)
-{
-	int fd;
-	pid_t pid = hold_session(service, user, &fd);
-	bool same = ns_of(pid) == ns_of(holder);
-
-	release_session(pid, fd);
-	return same;
-}
-
-/*
- * share_namespace: alice's sessions join the namespace a held session of
- * hers pinned; bob's, with nobody to join, build and pin one and unpin it
- * at close; beside them bob's sessions without the argument (today's
- * path), Linux-PAM's and the floor of a building session. Run with the
- * sandbox's own mount table (some 30 mounts, as a small booted system) and
- * with extra_mounts more: building and the floor copy the whole table,
- * joining copies nothing.
- */
-static void share_run(unsigned extra_mounts)
-{
-	struct contestant cs[] = {
-		pam_contestant("ours, joining", "ns-bench-ours-share", "alice"),
-		pam_contestant("ours, building", "ns-bench-ours-share", "bob"),
-		pam_contestant("ours, unshared", "ns-bench-ours", "bob"),
-		pam_contestant("Linux-PAM", "ns-bench-lpam", "bob"),
-		floor_contestant("floor", "/tmp/tmp-inst/bob", "/var/tmp/tmp-inst/bob"),
-		permit_contestant(),
-		pam_contestant("ours, joining, no audit", "ns-bench-ours-share", "alice"),
-		permit_contestant(),
-		/* with --baseline: that build's sessions, in the same rounds */
-		pam_contestant("baseline, joining", "ns-bench-baseline-share", "carol"),
-		pam_contestant("baseline, building", "ns-bench-baseline-share", "bob"),
-	};
-	size_t n = opt.baseline ? 10 : 8;
-	pid_t holder, bholder = 0;
-	int fd, bfd = -1;
-	char title[128], what[32] = "share";
-
-	cs[6].no_audit = cs[7].no_audit = true;
-	cs[7].label = "libpam alone, no audit";
-	if (extra_mounts) {
-		make_mounts(extra_mounts);
-		snprintf(what, sizeof(what), "share, %u mounts", extra_mounts);
-	}
-	set_conf("/etc/security/namespace.conf", conf_noinit);
-	holder = hold_session("ns-bench-ours-share", "alice", &fd);
-	if (!joins("ns-bench-ours-share", "alice", holder))
-		die("share: a second session of alice did not join the first's namespace (see the "
-		    "module's log; the kernel pins a namespace only into an older one by id: run "
-		    "on one CPU, as bench.sh does)");
-	if (opt.baseline) {
-		bholder = hold_session("ns-bench-baseline-share", "carol", &bfd);
-		if (!joins("ns-bench-baseline-share", "carol", bholder))
-			die("share: a second --baseline session of carol did not join the first's");
-	}
-	run_rounds(cs, n);
-	/* carol's holder, forked later, holds alice's pipe too: it goes first */
-	if (opt.baseline)
-		release_session(bholder, bfd);
-	release_session(holder, fd);
-	if (extra_mounts)
-		drop_mounts();
-	snprintf(title, sizeof(title),
-		 "share_namespace: /tmp and /var/tmp, user:noinit, %u extra mounts", extra_mounts);
-	print_table(title, cs, n);
-	printf("  joining / floor %.2fx (no audit %.2fx); building / unshared %.2fx; unshared / "
-	       "Linux-PAM %.2fx\n",
-	       median_oc(&cs[0]) / median_oc(&cs[4]), median_oc(&cs[6]) / median_oc(&cs[4]),
-	       median_oc(&cs[1]) / median_oc(&cs[2]), median_oc(&cs[2]) / median_oc(&cs[3]));
-	if (opt.baseline)
-		printf("  ours / baseline: joining %.2fx, building %.2fx\n",
-		       median_oc(&cs[0]) / median_oc(&cs[8]),
-		       median_oc(&cs[1]) / median_oc(&cs[9]));
-	/*
-	 * Issue 15's targets. No module can meet the first while libpam alone
-	 * costs more than half the floor: the least ratio is shown beside it,
-	 * and the same ratio with libpam's audit socket refused.
-	 */
-	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[4]), 0.5, NULL,
-		   "%s: joining open+close / the floor of a building session", what);
-	targets[n_targets - 1].least = median_oc(&cs[5]) / median_oc(&cs[4]);
-	add_target(AT_MOST, median_oc(&cs[6]) / median_oc(&cs[4]), 0.5, NULL,
-		   "%s: the same, libpam's audit socket refused", what);
-	targets[n_targets - 1].least = median_oc(&cs[7]) / median_oc(&cs[4]);
-	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[2]), 1.0, NULL,
-		   "%s: joining open+close / an unshared session's", what);
-	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[2]), 1.0, NULL,
-		   "%s: building open+close / an unshared session's (today's)", what);
-	add_target(AT_MOST, median_oc(&cs[1]) / median_oc(&cs[3]), 1.0, NULL,
-		   "%s: building open+close / Linux-PAM's (unshared)", what);
-	/*
-	 * Bounds on CPU times, as for the other scenarios, above what was
-	 * measured (building 0.96x, joining 0.67x Linux-PAM's, at load 12):
-	 * a session that builds and pins, or joins, costing half as much again
-	 * fails.
-	 */
-	set_bound(BOUND_SHARE_BUILD_OC, cpu_oc(&cs[1]) / cpu_oc(&cs[3]), "CPU");
-	add_target(AT_MOST, median_oc(&cs[0]) / median_oc(&cs[3]), 1.0, NULL,
-		   "%s: joining open+close / Linux-PAM's (unshared)", what);
-	set_bound(1.0, cpu_oc(&cs[0]) / cpu_oc(&cs[3]), "CPU");
-	free_contestants(cs, 10);
-}
-
-static void scenario_share(void)
-{
-	share_run(0);
-	share_run(opt.n_mounts);
-}
-
 static const struct {
 	const char *name;
 	void (*run)(void);
@@ -653,6 +480,8 @@ static const struct {
 	{"baseline", scenario_baseline},
 	/* bench.sh runs it on its own, on one CPU (see scenario_share) */
 	{"share", scenario_share, true},
+	/* the same, on one CPU for share_namespace's pins; in a smoke run, small */
+	{"scale", scenario_scale, true},
 };
 
 static int by_value(const void *a, const void *b)
@@ -716,8 +545,13 @@ static void usage(FILE *f)
 		"MODULE]\n"
 		"                [--mounts N] (extra mounts of scenarios mounts and share; 3000)\n"
 		"                [--bound-slack F] (every regression bound looser by F)\n"
-		"scenarios: noinit init tmpfs mounts instances config parallel baseline share\n"
-		"(share only when named)\n");
+		"                [--sessions N --users U] (scenario scale: 1000 of 50; smoke 20 of "
+		"4)\n"
+		"                [--events N] (host mount events timed in scale; 200)\n"
+		"                [--passes N] (of scale, every other one reversed; 2)\n"
+		"scenarios: noinit init tmpfs mounts instances config parallel baseline share "
+		"scale\n"
+		"(share and scale only when named)\n");
 }
 
 int main(int argc, char **argv)
@@ -733,6 +567,10 @@ int main(int argc, char **argv)
 		{"baseline", required_argument, NULL, 'b'},
 		{"mounts", required_argument, NULL, 'm'},
 		{"bound-slack", required_argument, NULL, 'k'},
+		{"sessions", required_argument, NULL, 'N'},
+		{"users", required_argument, NULL, 'U'},
+		{"events", required_argument, NULL, 'E'},
+		{"passes", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -775,6 +613,18 @@ int main(int argc, char **argv)
 			if (!(opt.bound_slack >= 1.0 && opt.bound_slack <= 2.0))
 				die("--bound-slack must be from 1 to 2");
 			break;
+		case 'N':
+			opt.n_sessions = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'U':
+			opt.n_users = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'E':
+			opt.n_events = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'P':
+			opt.n_passes = (unsigned)strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -797,7 +647,19 @@ int main(int argc, char **argv)
 		opt.par_rounds = 7;
 		opt.par_per_worker = 8;
 		opt.n_instances = 1000;
+		if (!opt.n_sessions)
+			opt.n_sessions = 20;
+		if (!opt.n_users)
+			opt.n_users = 4;
+		if (!opt.n_passes)
+			opt.n_passes = 1;
 	}
+	if (!opt.n_passes)
+		opt.n_passes = 2;
+	if (!opt.n_sessions)
+		opt.n_sessions = 1000;
+	if (!opt.n_users)
+		opt.n_users = 50;
 	if (opt.rounds == 0)
 		die("--rounds must be at least 1");
 	refuse_outside_sandbox();

@@ -57,9 +57,17 @@ def dpkg_i(which):
             (ENV, deb, deb))
 
 
-def journal_since(cursor):
-    return ("journalctl -q --no-pager -o cat --after-cursor='%s' | "
-            "grep -F share_namespace: || true" % cursor)
+def journal_since(cursor, want):
+    """The module's share_namespace lines after the cursor, once one holding
+    WANT is there or 90 s have passed: journald reads /dev/log on its own
+    time, and after dpkg -i (a daemon-reload, triggers) the guest's journald
+    was seen to be behind the ssh login that logged the line (the check
+    found the lines of another session's close, not the login's own)."""
+    return ("t=$(date +%%s); while ! journalctl -q --no-pager -o cat "
+            "--after-cursor='%s' | grep -F share_namespace: | grep -qF '%s' && "
+            "[ $(($(date +%%s) - t)) -lt 90 ]; do sleep 2; done; "
+            "journalctl -q --no-pager -o cat --after-cursor='%s' | "
+            "grep -F share_namespace: || true" % (cursor, want, cursor))
 
 
 def guest(b, *cmds, timeout=120):
@@ -106,8 +114,8 @@ def upgrade_to(b, which):
     return state_lines(old), ok, what, cursor
 
 
-def log_since(b, cursor, *more):
-    out = guest(b, journal_since(cursor), *more)
+def log_since(b, cursor, want, *more):
+    out = guest(b, journal_since(cursor, want), *more, timeout=240)
     log = [x for x in out[0].split("\n") if x]
     for x in log:
         b.note("journal: " + x)
@@ -147,7 +155,7 @@ def gen2(b):
                           "/proc/self/ns/mnt; stat -c %i /var/scratch").split()
     old, ok, what, cursor = upgrade_to(b, "gen2")
     out = b.ssh("alice", "readlink /proc/self/ns/mnt; ls -A /var/scratch; echo works")
-    log, (listed, js) = log_since(b, cursor, "pam_namespace_check --shared; "
+    log, (listed, js) = log_since(b, cursor, "pinned", "pam_namespace_check --shared; "
                                   "echo status $?", "pam_namespace_check --shared --json")
     s_ns = out.split("\n")[0]
     b.result(ok and list(old.values()) == ["pam_namespace-share 1"] and
@@ -190,7 +198,7 @@ def next_format(b):
     old, ok, what, cursor = upgrade_to(b, "next")
     out = b.ssh("alice", "readlink /proc/self/ns/mnt; cat /tmp/upgrade-note; "
                 "stat -c %i /var/scratch").split()
-    log, _ = log_since(b, cursor)
+    log, _ = log_since(b, cursor, "joined")
     b.result(ok and list(old.values()) == ["pam_namespace-share 1"] and
              out == [c_ns, "before-upgrade", c_scr] and
              any("joined" in x for x in log) and not refused(log),

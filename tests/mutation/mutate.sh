@@ -91,6 +91,59 @@ if [[ $# == 0 ]]; then
 	for m in "${mutations[@]}"; do
 		set -- "$@" "${m%%@*}"
 	done
+	jobs=${NS_MUTATION_JOBS:-2}
+else
+	jobs=1
+fi
+
+# The whole list, with NS_MUTATION_JOBS (default 2) above 1: the mutants
+# whose tests are not the benchmark's are dealt in turn to that many runs
+# of this script, side by side, each in a scratch copy and build of its
+# own (SCRATCH/N) and running one test at a time, so that while one
+# rebuilds or waits the other tests (one run, two tests at once, left a
+# core idle most of the time: a mutant names one test or two). Then the
+# benchmark's mutants run alone (SCRATCH/bench): their bounds are ratios
+# of timings another run beside them would blur. Each run's output is
+# shown whole, in turn; the status is the worst of theirs.
+if ((jobs > 1)); then
+	groups=() bench_names=() i=0
+	for m in "${mutations[@]}"; do
+		IFS='@' read -r name tests _ <<<"$m"
+		if [[ " $tests " == *" bench/"* ]]; then
+			bench_names+=("$name")
+		else
+			groups[i % jobs]+=" $name"
+			i=$((i + 1))
+		fi
+	done
+	install -d "$scratch"
+	declare -A pids=()
+	for ((k = 0; k < jobs; k++)); do
+		# shellcheck disable=SC2086 # a list of mutation names
+		NS_MUTATION_JOBS=1 MESON_TESTTHREADS=1 bash "$0" "$scratch/$((k + 1))" ${groups[k]} \
+			>"$scratch/$((k + 1)).log" 2>&1 &
+		pids[$k]=$!
+	done
+	worst=0 total=0 caught=0
+	for ((k = 0; k < jobs; k++)); do
+		rc=0
+		wait "${pids[$k]}" || rc=$?
+		echo "=== run $((k + 1)) of $jobs (${groups[k]# }): status $rc"
+		cat "$scratch/$((k + 1)).log"
+		((rc == 2 || (rc == 1 && worst == 0))) && worst=$rc
+	done
+	rc=0
+	NS_MUTATION_JOBS=1 bash "$0" "$scratch/bench" "${bench_names[@]}" >"$scratch/bench.log" 2>&1 || rc=$?
+	echo "=== the benchmark's mutants, alone (${bench_names[*]}): status $rc"
+	cat "$scratch/bench.log"
+	((rc == 2 || (rc == 1 && worst == 0))) && worst=$rc
+	for log in "$scratch"/*.log; do
+		n='' k=''
+		read -r n k < <(sed -n 's/^mutation: \([0-9]*\) mutants, \([0-9]*\) caught.*/\1 \2/p' "$log") || true
+		total=$((total + ${n:-0})) caught=$((caught + ${k:-0}))
+	done
+	echo "mutation: $total mutants in all, $caught caught, $((total - caught)) not"
+	exit "$worst"
 fi
 
 # What each suite's tests need built, and what their failed assertions

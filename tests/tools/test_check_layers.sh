@@ -3,7 +3,8 @@
 # The layers as the linker left them (ARCHITECTURE.md): pam_namespace_check
 # and pam_namespace_helper hold none of apply/'s code or share/'s session
 # code, only core, host, share's store and kernel/; the module holds them
-# all. Read from the binaries' symbol tables with nm.
+# all, and none of the tools' code (issue 34: whatever the module's text
+# holds is its own). Read from the binaries' symbol tables with nm.
 set -euo pipefail
 check=${NS_CHECK:?NS_CHECK names the built pam_namespace_check}
 helper=${NS_HELPER:?NS_HELPER names the built pam_namespace_helper}
@@ -40,4 +41,11 @@ done
 for fn in ns_apply apply_remember_made ns_share_open ns_share_close share_pin_built ns_fail; do
 	grep -qx "$fn" <<<"$module_fns" || fail "the module lacks $fn: the symbol names changed"
 done
-echo "ok: pam_namespace_check and pam_namespace_helper hold no apply or session code"
+# No tool's function is in the module: every one is named ck_ (ARCHITECTURE.md),
+# and main is the tools'; nor does it need libmount, which only the check tool uses.
+found=$(grep -E '^(ck_|main$)' <<<"$module_fns" || true)
+[[ -z "$found" ]] || fail "the module links the tools' code: $(tr '\n' ' ' <<<"$found")"
+if command -v readelf >/dev/null && readelf -d "$module" | grep -q 'NEEDED.*libmount'; then
+	fail "the module needs libmount, which only the check tool uses"
+fi
+echo "ok: pam_namespace_check and pam_namespace_helper hold no apply or session code, the module no tool's code"

@@ -4,7 +4,8 @@
 # before anyone logs in: the check exits 1 naming the file:line and the
 # path, and then a real "su - alice" is indeed refused. And what is only
 # worth a warning (unknown names in a list, no entry) is said, with exit 0;
-# and no example line of the documentation names a user the system lacks.
+# and every example line of the documentation passes --strict on a stock
+# Debian 12 and a stock Debian 13 user list (debian13/: trixie's users).
 # Runs in a sandbox: configuration, users and PAM services are throwaway.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -222,30 +223,33 @@ sb_note "... and the new one leaves them out: clean, even with --strict"
 sandbox_conf "\$HOME \$HOME/\$USER.inst/ user+ uid<1000,nobody"
 out=$("$check" --strict 2>&1) || fail "the new \$HOME example with --strict: $out"
 
-sb_note "the documentation's example lines pass the plain check with --strict"
-# Every example line of namespace.conf (commented or not) in the README,
-# the installed default configuration (the .deb's example), README.Debian
-# and the man pages, with a list of users: the plain check, which looks its
-# names up as the module does and plans every user of the stock list,
-# finds nothing to say, with /tmp's and /var/tmp's instance parents made
-# as the documentation says (Debian's adm is a group: no plain list names it).
-sandbox_private_tmp root
-src=$SB_SOURCE_ROOT
-n=0
-for p in "$src"/README.md "$src"/conf/namespace.conf "$src"/debian/README.Debian "$src"/pam_namespace/man/*.scd; do
-	f=${p#"$src"/}
-	while IFS= read -r l; do
-		n=$((n + 1))
-		sandbox_conf "$l"
-		rc=0
-		out=$("$check" --strict 2>&1) || rc=$?
-		[[ $rc == 0 ]] || fail "$f: the example line [$l] fails pam_namespace_check --strict (exit $rc): $out"
-	done < <(awk '{ l = $0; sub(/^[#\t ]*/, "", l); k = split(l, a, /[ \t]+/)
-		if ((a[1] ~ /^\// || a[1] ~ /^\$HOME/) && k >= 4 &&
-		    a[3] ~ /^(user|tmpfs|tmpdir|context|level)\+?(:|$)/) print l }' "$p")
-done
-[[ $n -ge 8 ]] || fail "only $n example lines found in the documentation"
-sb_note "... $n example lines"
+# docs_examples LIST: every example line of namespace.conf (commented or
+# not) in the README, the installed default configuration (the .deb's
+# example), README.Debian and the man pages, with a list of users: the
+# plain check, which looks its names up as the module does and plans every
+# user of the stock list LIST, finds nothing to say, with /tmp's and
+# /var/tmp's instance parents made as the documentation says (Debian's adm
+# is a group: no plain list names it).
+docs_examples() {
+	local list=$1 src=$SB_SOURCE_ROOT p f l rc out n=0
+	sb_note "the documentation's example lines pass the plain check with --strict ($list)"
+	sandbox_private_tmp root
+	for p in "$src"/README.md "$src"/conf/namespace.conf "$src"/debian/README.Debian "$src"/pam_namespace/man/*.scd; do
+		f=${p#"$src"/}
+		while IFS= read -r l; do
+			n=$((n + 1))
+			sandbox_conf "$l"
+			rc=0
+			out=$("$check" --strict 2>&1) || rc=$?
+			[[ $rc == 0 ]] || fail "$f: the example line [$l] fails pam_namespace_check --strict on $list (exit $rc): $out"
+		done < <(awk '{ l = $0; sub(/^[#\t ]*/, "", l); k = split(l, a, /[ \t]+/)
+			if ((a[1] ~ /^\// || a[1] ~ /^\$HOME/) && k >= 4 &&
+			    a[3] ~ /^(user|tmpfs|tmpdir|context|level)\+?(:|$)/) print l }' "$p")
+	done
+	[[ $n -ge 8 ]] || fail "only $n example lines found in the documentation"
+	sb_note "... $n example lines"
+}
+docs_examples "Debian 12's users"
 
 sb_note "the plain check on 1,000 more users: how long it takes"
 for i in $(seq 1 1000); do
@@ -258,5 +262,26 @@ out=$("$check" 2>&1) || fail "the plain check with 1,000 more users: $out"
 ms=$((($(date +%s%N) - start) / 1000000))
 sb_note "... $((n_users + 1000)) users: ${ms} ms"
 [[ $ms -lt 5000 ]] || fail "the plain check took ${ms} ms on $((n_users + 1000)) users"
+
+sb_note "a stock Debian 13 user list (debian13/passwd and group: base-passwd 3.6, systemd's, messagebus, sshd) and ours"
+cp /etc/group "$SB_DIR/group.host"
+{
+	grep '^root:' "$SB_DIR/passwd.host"
+	grep -v -e '^#' -e '^root:' "$here/debian13/passwd"
+	grep -E '^(alice|bob|carol):' "$SB_DIR/passwd.host"
+} >"$SB_DIR/etc/passwd"
+{
+	grep -v '^#' "$here/debian13/group"
+	grep -E '^(alice|bob|carol):' "$SB_DIR/group.host"
+} >"$SB_DIR/etc/group"
+assert_eq 3 "$(getent passwd systemd-timesync www-data sshd | wc -l)" "Debian 13's users in the sandbox"
+rc=0
+sandbox_conf "\$HOME \$HOME/\$USER.inst/ user root"
+out=$("$check" 2>&1) || rc=$?
+assert_status 1 "$rc" "the plain check on the old example, Debian 13's users: $out"
+assert_contains "$out" "error: 12 of 25 users would be refused a session: lp (home /var/spool/lpd: $conf:1: polydir /var/spool/lpd does not exist" \
+	"the old example, Debian 13's users"
+docs_examples "Debian 13's users"
+cp "$SB_DIR/group.host" "$SB_DIR/etc/group"
 cp "$SB_DIR/passwd.host" "$SB_DIR/etc/passwd"
 sb_note "ok"

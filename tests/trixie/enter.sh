@@ -13,6 +13,9 @@
 # the overlay is made the namespace's root and the host's tree detached.
 # All of it ends with COMMAND. The environment is emptied but for PATH,
 # HOME, TERM and LANG.
+#
+#   NS_TRIXIE_LOWER=DIR  ROOT itself is bound read-only at DIR inside too
+#                        (container.sh makes an idmapped mount of it)
 set -euo pipefail
 
 [[ $# -ge 4 ]] || {
@@ -47,6 +50,10 @@ mount --bind -o ro /sys "$r/sys"
 mount -t devpts -o newinstance,ptmxmode=0666,mode=0620,gid=5 ns-trixie-devpts "$r/dev/pts"
 mount --bind "$r/dev/pts/ptmx" "$r/dev/ptmx"
 mount -t tmpfs -o mode=0755,nosuid,nodev ns-trixie-run "$r/run"
+if [[ -n ${NS_TRIXIE_LOWER:-} ]]; then
+	mkdir -p "$r$NS_TRIXIE_LOWER"
+	mount --bind -o ro "$root" "$r$NS_TRIXIE_LOWER"
+fi
 
 # The source tree without its build directories.
 mkdir "$r/src"

@@ -29,6 +29,14 @@
 #                                 $HOME instance is not writable by others
 #                                 (Linux-PAM 1.7.0's is, side by side)
 #
+#   test_trixie.sh container     the same .deb (cached) in an unprivileged
+#                                 system container: the root run in a user
+#                                 namespace whose root is host uid 100000
+#                                 (container.sh): su, sshd, su - between two
+#                                 users, method context without SELinux, a
+#                                 container without CAP_SYS_ADMIN,
+#                                 share_namespace; Linux-PAM 1.7.0 beside
+#
 #   test_trixie.sh bench [ARGS]   the benchmark (tests/bench) with Linux-PAM
 #                                 1.7.0 as the Linux-PAM contestant; ARGS go
 #                                 to ns_bench (the suite: --smoke
@@ -166,6 +174,15 @@ deb)
 	echo "# built in the root by dpkg-buildpackage -us -uc -b: $deb"
 	bash "$here/deb_home.sh" "$root" "$src" "$work/run-deb" "$deb"
 	;;
+container)
+	unshare --user true 2>/dev/null || skip "cannot make a user namespace here"
+	deb=$(bash "$here/../boot/deb.sh" "$src" "$work/deb" "$root") || {
+		echo "FAIL: dpkg-buildpackage -us -uc -b in the trixie root (tests/boot/deb.sh)"
+		exit 1
+	}
+	echo "# .deb: $deb ($((SECONDS - start)) s)"
+	bash "$here/container.sh" "$root" "$src" "$work/run-container" "$deb"
+	;;
 bench)
 	args=$(printf ' %q' "${@:2}")
 	in_root "$versions
@@ -175,7 +192,7 @@ NS_MODULE=build/pam_namespace/module/pam_namespace.so NS_BENCH=build/tests/bench
 	NS_LPAM_MODULE=$ref bash tests/bench/bench.sh$args"
 	;;
 *)
-	echo "usage: test_trixie.sh build|compat K/N|login|suites|deb|bench [ARGS]" >&2
+	echo "usage: test_trixie.sh build|compat K/N|login|suites|deb|container|bench [ARGS]" >&2
 	exit 2
 	;;
 esac
