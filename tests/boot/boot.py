@@ -15,9 +15,9 @@
 # default+shared (suites boot and boot_trixie): default's two boots, then
 # the module lines switched in the guest to share_namespace as the
 # package's profile deploys it (test_boot.sh's /root/shared-mode.sh), and
-# shared's boot as the third of the same image. The second boot opens issue
-# 33's doors by hand (doors.py: machinectl shell, systemd-run, sftp,
-# systemd --user). Each check prints one PASS
+# shared's boot as the third of the same image. The second boot and the
+# plain profile's step of package_cycle open issue 33's doors (doors.py:
+# machinectl shell, systemd-run, sftp, systemd --user). Each check prints one PASS
 # or FAIL line; any FAIL makes the exit status 1. qemu is killed by its pid
 # on any way out.
 #

@@ -21,9 +21,11 @@
 # process of the user, no mount of the instance in any process's
 # namespace, nothing in /run/pam_namespace), and for each service whose
 # stack ran in the door (the journal's lines of the module, debug, name
-# it) pam_namespace_check --service says as many runs as the journal shows.
+# it, between two markers logged before and after the door, MARK)
+# pam_namespace_check --service says as many runs as the journal shows.
 
 import base64
+import json
 import os
 import re
 import subprocess
@@ -51,7 +53,18 @@ SETUP = (
     "printf 'Match User carol\\n\\tForceCommand internal-sftp\\n' "
     ">>/etc/ssh/sshd_config && systemctl reload ssh.service; fi" %
     (base64.b64encode(PROBE_TEXT.encode()).decode(), PROBE, PROBE))
-CURSOR = "journalctl -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p'"
+# A marker sent to /dev/log, as the module's pam_syslog lines are: journald
+# reads that one socket in the order its lines were sent, so once the
+# marker is in the journal every line sent before it is too, and the
+# marker's cursor is where the lines sent after it begin (a cursor of the
+# journal's last line, taken while journald was a minute behind, let an
+# earlier session's lines in after it: 7 and 8 login lines for one door).
+# Prints the marker's cursor, or nothing after 120 s without it.
+MARK = ("m=%s; logger -t doors-mark \"$m\"; t=$(date +%%s); until journalctl "
+        "-q --no-pager -o cat -t doors-mark | grep -qxF \"$m\"; do "
+        "[ $(($(date +%%s) - t)) -lt 120 ] || exit 0; sleep 1; done; "
+        "journalctl -q --no-pager -o cat --show-cursor -t doors-mark "
+        "MESSAGE=\"$m\" | sed -n 's/^-- cursor: //p' | tail -n 1")
 UIDS = {"alice": 2001, "carol": 2003}
 
 
@@ -91,31 +104,45 @@ def leftovers(b, user):
     return bad, time.time() - start
 
 
-def runs_seen(b, cursor, user, service):
-    """The module's runs since cursor, per service, from its debug lines:
-    a plan for /tmp with user's instance, or nothing mounted (a second
-    run)."""
-    start = time.time()
-    while True:
-        seen = lines_seen(b, cursor, user)
-        # journald may be a minute behind on a loaded host.
-        if service in seen or time.time() - start > 90:
-            return seen
-        time.sleep(5)
+def mark(b, text):
+    """The cursor of marker text, once journald has logged it (MARK);
+    "" when it had not after 120 s."""
+    return b.ssh("root", MARK % text, timeout=240).strip()
 
 
-def lines_seen(b, cursor, user):
-    out = b.root("journalctl -q --no-pager -o cat --after-cursor='%s' | "
-                 "grep -F 'pam_namespace_ng(' || true" % cursor)
-    seen = {}
+def runs_seen(b, begin, end, user):
+    """The module's runs between the markers begin and end (their
+    cursors), per service, from its debug lines: a plan for /tmp with
+    user's instance, and a second run ("nothing mounted") of a process
+    that made such a plan, its _PID (another session's second run, of
+    whatever user, is not this door's)."""
+    out = b.root("journalctl -q --no-pager -o json --output-fields="
+                 "_PID,SYSLOG_IDENTIFIER,MESSAGE --after-cursor='%s' | "
+                 "grep -F -e 'pam_namespace_ng(' -e doors-mark || true" % begin)
+    plans, seconds = {}, []
     for x in out.split("\n"):
-        m = re.match(r"pam_namespace_ng\(([^:]+):session\): (.*)", x)
+        try:
+            e = json.loads(x)
+        except ValueError:
+            continue
+        msg = e.get("MESSAGE")
+        if not isinstance(msg, str):
+            continue
+        if e.get("__CURSOR") == end:
+            break
+        m = re.search(r"pam_namespace_ng\(([^:]+):session\): (.*)", msg)
         if not m:
             continue
-        what = m.group(2)
-        if (re.search(r"plan: \S+ on /tmp, instance /tmp/tmp-inst/+%s\b" %
-                      user, what) or "nothing mounted" in what):
-            seen[m.group(1)] = seen.get(m.group(1), 0) + 1
+        if re.search(r"plan: \S+ on /tmp, instance /tmp/tmp-inst/+%s\b" %
+                     user, m.group(2)):
+            plans.setdefault(m.group(1), []).append(e.get("_PID"))
+        elif "nothing mounted" in m.group(2):
+            seconds.append((m.group(1), e.get("_PID")))
+    seen = {s: len(p) for s, p in plans.items()}
+    pids = {p for ps in plans.values() for p in ps}
+    for s, p in seconds:
+        if p in pids:
+            seen[s] = seen.get(s, 0) + 1
     return seen
 
 
@@ -284,16 +311,18 @@ def doors(b, how):
 def each_door(b, how):
     base = int(b.root("awk '$5 == \"/tmp\"' /proc/self/mountinfo | wc -l"))
     began = time.time()
+    first = mark(b, re.sub(r"\W+", "-", how) + "-doors")
     for name, door, user, service in DOORS:
         what = "%s: %s" % (how, name)
         start = time.time()
         wait_manager(b, user)
         tag = re.sub(r"\W+", "-", "%s-%s" % (how, door.__name__))
-        cursor = b.root(CURSOR).strip()
+        begin = mark(b, tag + "-begin")
         try:
             line, err = door(b, tag)
         except (RuntimeError, subprocess.SubprocessError) as e:
             line, err = "", "%s: %s" % (type(e).__name__, str(e)[:500])
+        end = mark(b, tag + "-end")
         real = b.root("ls -A /tmp/%s 2>/dev/null; ls -A /tmp/tmp-inst/%s/%s "
                       "2>/dev/null; true" % (tag, user, tag)).split()
         want = "probe: %s tmp=%d " % (user, base + 1)
@@ -307,12 +336,15 @@ def each_door(b, how):
                  (what, user), "%s%s; root's /tmp has %d mounts; found: %s" %
                  (line or "no probe line", "; " + err if err else "", base,
                   " ".join(real) or "nothing"))
-        seen = runs_seen(b, cursor, user, service)
+        seen = runs_seen(b, begin, end, user) if begin and end else {}
         told = {s: runs_told(b, s) for s in sorted(set(seen) | {service})}
-        b.result(seen.get(service, 0) == 1 and
+        b.result(begin and end and seen.get(service, 0) == 1 and
                  all(told[s][0] == seen.get(s, 0) for s in told),
                  "%s: pam_namespace_check --service says what the journal "
                  "shows (%s: once)" % (what, service),
+                 ("" if begin and end else "journald had not logged the "
+                  "door's %s marker after 120 s; " %
+                  ("begin" if not begin else "end")) +
                  "; ".join("%s: the journal %d, %s" %
                            (s, seen.get(s, 0), told[s][1]) for s in told))
         bad, waited = leftovers(b, user)
@@ -322,6 +354,27 @@ def each_door(b, how):
                   "her instance, no pin" % user))
         b.note("%s: %.0f s" % (what, time.time() - start))
     b.note("the doors (%s): %.0f s" % (how, time.time() - began))
+    closes_refused(b, first)
+
+
+def closes_refused(b, cursor):
+    """Shown, not judged: the module's closes that could not remove a
+    tmpdir instance since cursor, with the process and the ids it ran as
+    (systemd's (sd-pam) closes the user manager's session after dropping
+    to the user's ids)."""
+    if not cursor:
+        return
+    out = b.root("journalctl -q --no-pager -o json --output-fields=_PID,_UID,"
+                 "_GID,_COMM,MESSAGE --after-cursor='%s' | grep -F "
+                 "'removing the tmpdir instance' || true" % cursor)
+    for x in out.split("\n"):
+        try:
+            e = json.loads(x)
+        except ValueError:
+            continue
+        b.note("close: %s (pid %s, uid %s, gid %s): %s" %
+               (e.get("_COMM"), e.get("_PID"), e.get("_UID"), e.get("_GID"),
+                e.get("MESSAGE")))
 
 
 def doors_boot(b):

@@ -4,11 +4,12 @@
 # shared_boot with boot.py's module b (its ssh, console and result
 # helpers): a helper unit failing on an unsafe instance parent, then the
 # package's life on the booted system: the upgrades to later builds
-# (upgrade.py, Debian 12's), the plain pam-auth-update profile, the same
-# version installed
+# (upgrade.py, Debian 12's), the plain pam-auth-update profile with issue
+# 33's doors (doors.py) opened through it, the same version installed
 # again, a removal refused while a pam.d file names the module, and the
 # removal, with logins at each step. Moved out of boot.py as it was.
 
+import doors
 import upgrade
 
 
@@ -104,6 +105,7 @@ def package_cycle(b):
            "the plain profile: alice's console and ssh sessions have "
            "namespaces of their own, none is pinned",
            "%s, %s; pins: %s" % (c_ns, s_ns, " ".join(held) or "none"))
+    doors.every_door(b, "pam-auth-update")
 
     out = b.root(env + "dpkg -i %s 2>&1; echo status $?" % deb)
     after = common_lines(b)
