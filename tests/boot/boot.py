@@ -15,7 +15,9 @@
 # default+shared (suites boot and boot_trixie): default's two boots, then
 # the module lines switched in the guest to share_namespace as the
 # package's profile deploys it (test_boot.sh's /root/shared-mode.sh), and
-# shared's boot as the third of the same image. Each check prints one PASS
+# shared's boot as the third of the same image. The second boot and the
+# plain profile's step of package_cycle open issue 33's doors (doors.py:
+# machinectl shell, systemd-run, sftp, systemd --user). Each check prints one PASS
 # or FAIL line; any FAIL makes the exit status 1. qemu is killed by its pid
 # on any way out.
 #
@@ -27,6 +29,8 @@
 #                      (upgrade.py) run on bookworm only
 #   NS_BOOT_ROOT_MUX   0: a new ssh login for each of root's commands, as
 #                      before; by default they share one connection a boot
+#   NS_BOOT_DOORS      1: only issue 33's doors (doors.py), by hand and with
+#                      the plain profile, on one boot of a default image
 #
 # boot_selinux.py imports it for the SELinux images' boots.
 
@@ -41,7 +45,8 @@ import time
 
 import pexpect
 
-import upgrade
+import doors
+import package
 
 WORK, MODE = sys.argv[1], sys.argv[2]
 RELEASE = os.environ.get("NS_BOOT_RELEASE", "bookworm")
@@ -412,6 +417,7 @@ def second_boot(old_scratch):
     tmpfiles_clean("boot 2")
     check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
+    doors.every_door(sys.modules[__name__], "by hand")
     aged_clean()
     if MODE == "default+shared":
         to_shared()
@@ -622,8 +628,8 @@ def shared_boot(n=1):
     result(not own, "share_namespace: no session of alice's was refused the "
            "shared namespace (journal)", "%d such lines" % len(own))
     check_common(n)
-    helper_fails()
-    package_cycle()
+    package.helper_fails(sys.modules[__name__])
+    package.package_cycle(sys.modules[__name__])
     poweroff(n)
 
 
@@ -638,139 +644,6 @@ def managers_stopped(limit=120):
         if mgr == ["inactive"] * 2 or time.time() - start > limit:
             return mgr
         time.sleep(3)
-
-
-def helper_fails():
-    """An instance parent the module would refuse fails the helper's unit,
-    with the path in the journal (systemctl --failed shows it), instead of
-    a clean boot behind failing logins; fixed, the unit starts again."""
-    unit = "pam_namespace_ng_helper.service"
-    root("chmod 755 /var/tmp/tmp-inst; systemctl restart %s || true" % unit)
-    state = root("systemctl is-failed %s || true" % unit).strip()
-    failed = root("systemctl --failed --no-legend --plain").strip()
-    journal = root("journalctl -b -u %s -o cat --no-pager | grep -F "
-                   "/var/tmp/tmp-inst || true" % unit).strip()
-    result(state == "failed" and unit in failed and
-           "instance parent /var/tmp/tmp-inst" in journal,
-           "a parent of mode 0755 fails %s, the path in the journal" % unit,
-           "is-failed: %s; journal: %s" % (state, journal.split("\n")[-1]))
-    root("chmod 000 /var/tmp/tmp-inst; systemctl restart %s" % unit)
-    state = root("systemctl is-active %s || true" % unit).strip()
-    failed = root("systemctl --failed --no-legend --plain").strip()
-    result(state == "active" and not failed,
-           "the parent made safe, %s starts again" % unit,
-           "%s; systemctl --failed: %s" % (state, failed or "0 units"))
-
-
-def logins_work(when, private):
-    """alice's console and ssh logins and bob's ssh login succeed; with
-    private, alice's /tmp is her instance, else the real /tmp."""
-    real = stat(root, "/tmp")
-    con = Console("alice", "alicepw")
-    c_tmp = stat(con.run, "/tmp")
-    con.logout()
-    s_tmp = stat(lambda c: ssh("alice", c), "/tmp")
-    b_tmp = stat(lambda c: ssh("bob", c), "/tmp")
-    want = real
-    if private:
-        want = stat(root, "/tmp/tmp-inst/alice")
-    result(c_tmp == want and s_tmp == want and
-           (b_tmp != real) == private,
-           "%s: alice's console and ssh logins and bob's ssh login work, "
-           "with %s /tmp" % (when, "a private" if private else "the real"),
-           "alice console %s, ssh %s; bob %s; real /tmp %s" %
-           (c_tmp, s_tmp, b_tmp, real))
-
-
-def common_lines():
-    return root("grep -h pam_namespace_ng /etc/pam.d/common-session "
-                "/etc/pam.d/common-session-noninteractive || true").strip()
-
-
-def package_cycle():
-    """The package's life on the booted system: later builds installed
-    with alice logged in (upgrade.py), the plain pam-auth-update
-    profile instead of the shared one, an upgrade (the same .deb installed
-    again), a removal refused while a pam.d file names the module, and the
-    removal. Logins work at every step. The upgrades to later builds are
-    Debian 12's only: on Debian 13 their two .debs would be built in suite
-    trixie's root at every change of the source (tests/README.md)."""
-    if RELEASE == "bookworm":
-        upgrade.live_upgrades(sys.modules[__name__])
-    else:
-        note("the upgrades to later builds (upgrade.py) are Debian 12's "
-             "(suite boot)")
-    env = "DEBIAN_FRONTEND=noninteractive "
-    deb = "/root/libpam-namespace-ng.deb"
-    # The shared profile's last logins (alice's next login above) end
-    # first: her user manager holds her pin until logind stops it, and the
-    # plain profile's check below says none is pinned. (On Debian 12 the
-    # upgrades above take longer than that wait.)
-    mgr = managers_stopped()
-    if mgr != ["inactive"] * 2:
-        note("user managers still running before the plain profile: %s" %
-             " ".join(mgr))
-    root(env + "pam-auth-update --disable namespace-ng-shared "
-         "--enable namespace-ng")
-    lines = common_lines()
-    ok = [x.split() for x in lines.split("\n")]
-    result(len(ok) == 2 and all(x[:3] == ["session", "required",
-                                          "pam_namespace_ng.so"] and
-                                "share_namespace" not in x for x in ok),
-           "pam-auth-update --enable namespace-ng (plain) replaces the "
-           "share_namespace line in common-session(-noninteractive)",
-           lines.replace("\n", "; "))
-    logins_work("the plain profile", True)
-    # Two sessions open at once: a closed session's namespace number may be
-    # given to the next one.
-    con = Console("alice", "alicepw")
-    c_ns = ns_of(con.run)
-    s_ns = ns_of(lambda c: ssh("alice", c))
-    held = pins(2001)
-    con.logout()
-    result(c_ns != s_ns and not held,
-           "the plain profile: alice's console and ssh sessions have "
-           "namespaces of their own, none is pinned",
-           "%s, %s; pins: %s" % (c_ns, s_ns, " ".join(held) or "none"))
-
-    out = root(env + "dpkg -i %s 2>&1; echo status $?" % deb)
-    after = common_lines()
-    result(out.strip().endswith("status 0") and after == lines,
-           "upgrade (the same version installed again): dpkg -i succeeds, "
-           "the plain profile stays enabled", "%s; %s" %
-           (out.strip().split("\n")[-1], after.replace("\n", "; ")))
-    logins_work("after the upgrade", True)
-
-    root("printf 'session required pam_namespace_ng.so\\n' "
-         ">/etc/pam.d/ns-local")
-    out = root(env + "dpkg -r libpam-namespace-ng 2>&1; echo status $?")
-    state = root("dpkg-query -W -f '${db:Status-Status}\\n' libpam-namespace-ng; "
-                 "ls /lib/x86_64-linux-gnu/security/pam_namespace_ng.so"
-                 ).split()
-    result(not out.strip().endswith("status 0") and
-           "/etc/pam.d/ns-local:1:" in out and state[0] == "installed" and
-           common_lines() == lines,
-           "dpkg -r is refused while /etc/pam.d/ns-local names the module; "
-           "the package and the profile's lines stay",
-           "%s; %s" % (" ".join(x for x in out.split("\n")
-                                if "ns-local" in x or "status" in x),
-                       " ".join(state)))
-    logins_work("after the refused removal", True)
-
-    root("rm /etc/pam.d/ns-local")
-    out = root(env + "dpkg -r libpam-namespace-ng 2>&1; echo status $?")
-    named = root("grep -rlE '^[^#]*pam_namespace_ng[.]so' /etc/pam.d "
-                 "/usr/lib/pam.d /etc/pam.conf 2>/dev/null || true").strip()
-    gone = root("ls /lib/x86_64-linux-gnu/security/pam_namespace_ng.so 2>&1 "
-                "|| true")
-    result(out.strip().endswith("status 0") and not named and
-           "No such file" in gone,
-           "dpkg -r libpam-namespace-ng: removed, and no pam.d file names "
-           "the module", "%s; files naming it: %s" %
-           (out.strip().split("\n")[-1], named or "none"))
-    logins_work("after the removal", False)
-    note("systemctl --failed after the removal: %s" % (
-        root("systemctl --failed --no-legend --plain").strip() or "0 units"))
 
 
 def autopkgtest_boot():
@@ -801,7 +674,9 @@ def autopkgtest_boot():
 def main():
     start = time.time()
     try:
-        if MODE == "shared":
+        if os.environ.get("NS_BOOT_DOORS") == "1":
+            doors.doors_boot(sys.modules[__name__])
+        elif MODE == "shared":
             shared_boot()
         elif MODE == "autopkgtest":
             autopkgtest_boot()

@@ -37,6 +37,8 @@ mirror=${mirror%/}
 packages=systemd,systemd-sysv,udev,dbus,libpam-systemd,login,passwd,openssh-server
 packages+=,libpam-modules,linux-image-cloud-amd64,initramfs-tools,iproute2,procps
 packages+=,ifupdown,isc-dhcp-client,cron,dbus-user-session,libmd0,libmount1,libselinux1
+# issue 33's doors (tests/boot/doors.py): machinectl shell, systemd-run.
+packages+=,systemd-container
 for p in "$@"; do
 	packages+=,$p
 done
