@@ -365,8 +365,9 @@ def closes_refused(b, cursor):
     if not cursor:
         return
     out = b.root("journalctl -q --no-pager -o json --output-fields=_PID,_UID,"
-                 "_GID,_COMM,MESSAGE --after-cursor='%s' | grep -F "
-                 "'removing the tmpdir instance' || true" % cursor)
+                 "_GID,_COMM,MESSAGE --after-cursor='%s' | grep -F -e "
+                 "'removing the tmpdir instance' -e 'not root: the tmpdir "
+                 "instance' || true" % cursor)
     for x in out.split("\n"):
         try:
             e = json.loads(x)
