@@ -7,16 +7,18 @@
 # own module (ssh, result helpers) while the package's plain profile is
 # enabled (pam-auth-update --enable namespace-ng), with the /tmp line of
 # namespace.conf extended by share=/tmp/.X11-unix:share=/tmp/.ICE-unix
-# (README "Graphical logins") for the checks' time; or on one boot of its
-# own (NS_BOOT_DISPLAY=1, display_boot).
+# and lightdm excluded on every line (README "Graphical logins") for the
+# checks' time; or on one boot of its own (NS_BOOT_DISPLAY=1,
+# display_boot).
 #
 # The greeter is a few lines of Python on LightDM's bindings
 # (gir1.2-lightdm-1): it answers LightDM's password prompt for alice and
 # starts the session "probe", an xsessions entry of this file whose script
 # writes what the session sees and stays until logout. The greeter runs as
-# user lightdm (PAM service lightdm-greeter) and is left out: its stack has
-# no common-session, so the profile never reaches it, and the /tmp line
-# names lightdm among the excluded users for a stack that does. It shares
+# user lightdm (PAM service lightdm-greeter) and is left out: Debian 12's
+# stack has no common-session, so the profile never reaches it; Debian
+# 13's has, and every line names lightdm among its excluded users, so the
+# module changes nothing there. It stays in PID 1's namespace and shares
 # the real /tmp with the X server it draws on.
 #
 # Checks: the greeter reaches the X server and sees the real /tmp; alice's
@@ -148,7 +150,8 @@ SETUP = " && ".join(
     ["mkdir -p /etc/X11/xorg.conf.d /etc/lightdm/lightdm.conf.d "
      "/usr/share/xsessions /usr/share/xgreeters",
      "cp -p %s /root/display.namespace.conf" % CONF,
-     "sed -i 's|^/tmp .*|%s|' %s" % (TMP_LINE, CONF),
+     "sed -i -e 's|^/tmp .*|%s|' -e 's|^\\(/var/.*\\) root$|\\1 root,lightdm|' %s"
+     % (TMP_LINE, CONF),
      "rm -f /home/alice/x-session.txt /var/lib/lightdm/greeter.txt "
      "/var/lib/lightdm/greeter-login-done"] +
     ["printf %%s %s | base64 -d >%s && chmod %d %s" %
@@ -220,6 +223,7 @@ def display_manager(b):
 
 def check_display(b):
     base = int(b.root("awk '$5 == \"/tmp\"' /proc/self/mountinfo | wc -l"))
+    init_ns = b.root("readlink /proc/1/ns/mnt").strip()
     doors.wait_manager(b, "alice")
     cursor = b.root(CURSOR).strip()
     began = time.time()
@@ -231,12 +235,13 @@ def check_display(b):
     first = greeter[0] if greeter else ""
     b.result(first.startswith("greeter: lightdm tmp=%d " % base) and
              "stray=yes" in first and " x=ok :0" in first and
+             " ns=%s " % init_ns in first and
              "greeter: authenticated" in " ".join(greeter),
              "LightDM: the greeter (user lightdm, service lightdm-greeter, "
-             "left out) draws on Xorg's dummy display with the real /tmp, "
-             "and logs alice in with her password",
-             "%s; root's /tmp has %d mounts; %s" %
-             ("; ".join(greeter) or "no greeter line", base,
+             "left out: PID 1's namespace) draws on Xorg's dummy display "
+             "with the real /tmp, and logs alice in with her password",
+             "%s; root's /tmp has %d mounts, PID 1's namespace %s; %s" %
+             ("; ".join(greeter) or "no greeter line", base, init_ns,
               "" if session else xorg_log(b)))
     real = b.root("ls /tmp/tmp-inst/alice/x-session-note /tmp/x-session-note "
                   "2>/dev/null; true").split()
@@ -252,14 +257,18 @@ def check_display(b):
     seen = runs_of(b, cursor, "lightdm")
     told = {s: doors.runs_told(b, s) for s in
             ("lightdm", "lightdm-greeter", "lightdm-autologin")}
-    greeter_runs = int(b.root(RUNS % (cursor, "lightdm-greeter", ".")).strip()
-                       or 0)
-    b.result(seen == 1 and told["lightdm"][0] == 1 and
-             (told["lightdm-greeter"][0] == 0) == (greeter_runs == 0),
+    # The greeter's runs, where its stack has the module: nothing for it.
+    none, plans = (int(b.root(RUNS % (cursor, "lightdm-greeter", x)).strip()
+                       or 0) for x in ("no polyinstantiated directory for "
+                                       "lightdm$", "plan: "))
+    b.result(seen == 1 and told["lightdm"][0] == 1 and plans == 0 and
+             none == told["lightdm-greeter"][0],
              "LightDM: pam_namespace_check --service says what the journal "
-             "shows (lightdm: once; lightdm-greeter: as its stack says)",
-             "lightdm: the journal %d, %s; lightdm-greeter: %d lines, %s; %s" %
-             (seen, told["lightdm"][1], greeter_runs,
+             "shows (lightdm: once; lightdm-greeter: as its stack says, "
+             "and nothing for user lightdm)",
+             "lightdm: the journal %d, %s; lightdm-greeter: the journal %d "
+             "without a directory, %d plans, %s; %s" %
+             (seen, told["lightdm"][1], none, plans,
               told["lightdm-greeter"][1], told["lightdm-autologin"][1]))
     out = b.ssh("alice", "DISPLAY=:0 XAUTHORITY=$HOME/.Xauthority xdpyinfo "
                 "2>&1 | head -n 2; ls /tmp/.X11-unix; ls /tmp/x-session-note",
