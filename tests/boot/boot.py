@@ -31,6 +31,9 @@
 #                      before; by default they share one connection a boot
 #   NS_BOOT_DOORS      1: only issue 33's doors (doors.py), by hand and with
 #                      the plain profile, on one boot of a default image
+#   NS_BOOT_DISPLAY    1: only issue 33's display manager (display.py,
+#                      LightDM), with the plain profile, on one boot of a
+#                      default image
 #
 # boot_selinux.py imports it for the SELinux images' boots.
 
@@ -45,6 +48,7 @@ import time
 
 import pexpect
 
+import display
 import doors
 import package
 
@@ -676,6 +680,8 @@ def main():
     try:
         if os.environ.get("NS_BOOT_DOORS") == "1":
             doors.doors_boot(sys.modules[__name__])
+        elif os.environ.get("NS_BOOT_DISPLAY") == "1":
+            display.display_boot(sys.modules[__name__])
         elif MODE == "shared":
             shared_boot()
         elif MODE == "autopkgtest":

@@ -7,8 +7,10 @@
 # (upgrade.py, Debian 12's), the plain pam-auth-update profile with issue
 # 33's doors (doors.py) opened through it, the same version installed
 # again, a removal refused while a pam.d file names the module, and the
-# removal, with logins at each step. Moved out of boot.py as it was.
+# removal, with logins at each step; with the plain profile, issue 33's
+# display manager (display.py). Moved out of boot.py as it was.
 
+import display
 import doors
 import upgrade
 
@@ -106,6 +108,8 @@ def package_cycle(b):
            "namespaces of their own, none is pinned",
            "%s, %s; pins: %s" % (c_ns, s_ns, " ".join(held) or "none"))
     doors.every_door(b, "pam-auth-update")
+    # Issue 33's display manager (display.py): LightDM, with this profile.
+    display.display_manager(b)
 
     out = b.root(env + "dpkg -i %s 2>&1; echo status $?" % deb)
     after = common_lines(b)

@@ -124,6 +124,13 @@ rc=0
 extra=()
 [[ $mode == selinux || $mode == mls ]] &&
 	extra=(selinux-basics selinux-policy-default selinux-policy-mls policycoreutils-python-utils)
+# Issue 33's display manager (display.py, in the shared boot's package
+# cycle): LightDM, Xorg on the dummy driver and xdpyinfo, in the images
+# whose boots run it only; lightdm-autologin-greeter answers LightDM's
+# Depends on a greeter without GTK's (display.py's greeter is its own, on
+# the same python3-gi and LightDM bindings).
+[[ $mode == default || $mode == shared ]] &&
+	extra=(lightdm lightdm-autologin-greeter xserver-xorg-core xserver-xorg-video-dummy x11-utils)
 if [[ $mode == autopkgtest ]]; then
 	# shellcheck source=tests/boot/autopkgtest_image.sh
 	. "$here/autopkgtest_image.sh"
@@ -259,6 +266,10 @@ if [[ $mode == selinux || $mode == mls ]]; then
 fi
 # 3: the helper unit, enabled.
 in_root systemctl enable pam_namespace_ng_helper.service 2>&1 | sed 's/^/# /'
+# LightDM (in the image for boot.py's display.py) starts only when
+# display.py starts it: a graphical login of alice's at every boot would
+# change what the other checks see.
+rm -f "$root/etc/systemd/system/display-manager.service"
 # 4: the session line at the end of each service's session stack (after
 # common-session's pam_unix). cron's stack includes
 # common-session-noninteractive; it gets the line too.
