@@ -116,7 +116,7 @@ def runs_seen(b, begin, end, user):
     user's instance, and a second run ("nothing mounted") of a process
     that made such a plan, its _PID (another session's second run, of
     whatever user, is not this door's)."""
-    out = b.root("journalctl -q --no-pager -o json --output-fields="
+    out = b.root("journalctl -b -q --no-pager -o json --output-fields="
                  "_PID,SYSLOG_IDENTIFIER,MESSAGE --after-cursor='%s' | "
                  "grep -F -e 'pam_namespace_ng(' -e doors-mark || true" % begin)
     plans, seconds = {}, []

@@ -36,7 +36,13 @@ STATES = ('for f in %s/*.state; do [ -e "$f" ] || continue; '
           'echo "$(basename "$f" .state) $(head -n 1 "$f")"; done' % UDIR)
 LEFT = "ls -A %s 2>/dev/null || true" % UDIR
 SCRATCH = "stat -c %i /var/scratch-inst/* 2>/dev/null || true"
-CURSOR = "journalctl -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p'"
+# The journal of this boot only (-b), here and in journal_since: these
+# checks run in the third boot, after aged_clean had set the clock 40 days
+# on in the second, whose lines then sort after this boot's, so that the
+# whole journal's last line is one of them and a cursor there comes after
+# every line this boot writes (2 of 3 whole runs once LightDM's packages
+# were in the image).
+CURSOR = "journalctl -b -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p'"
 LINES = ("grep -h pam_namespace_ng /etc/pam.d/common-session "
          "/etc/pam.d/common-session-noninteractive || true")
 # Until logind has stopped user@2001.service after alice's last session
@@ -63,10 +69,10 @@ def journal_since(cursor, want):
     time, and after dpkg -i (a daemon-reload, triggers) the guest's journald
     was seen to be behind the ssh login that logged the line (the check
     found the lines of another session's close, not the login's own)."""
-    return ("t=$(date +%%s); while ! journalctl -q --no-pager -o cat "
+    return ("t=$(date +%%s); while ! journalctl -b -q --no-pager -o cat "
             "--after-cursor='%s' | grep -F share_namespace: | grep -qF '%s' && "
             "[ $(($(date +%%s) - t)) -lt 90 ]; do sleep 2; done; "
-            "journalctl -q --no-pager -o cat --after-cursor='%s' | "
+            "journalctl -b -q --no-pager -o cat --after-cursor='%s' | "
             "grep -F share_namespace: || true" % (cursor, want, cursor))
 
 
