@@ -14,6 +14,11 @@
 #   systemd --user             (alice's user manager, service systemd-user,
 #                              started by her ssh login; a systemd-run
 #                              --user service of hers runs in it)
+#   cron                       (a job of bob's every minute, its crontab
+#                              written before the other doors and removed
+#                              after them, once it has run: cron starts
+#                              jobs only at a minute's turn; each run is a
+#                              session of service cron)
 # For each: the session's /tmp is private (what it writes there is in the
 # user's instance, not in the real /tmp), the module's mount on /tmp is
 # there once (one mount more on /tmp than root's namespace has, of the
@@ -65,7 +70,7 @@ MARK = ("m=%s; logger -t doors-mark \"$m\"; t=$(date +%%s); until journalctl "
         "[ $(($(date +%%s) - t)) -lt 120 ] || exit 0; sleep 1; done; "
         "journalctl -q --no-pager -o cat --show-cursor -t doors-mark "
         "MESSAGE=\"$m\" | sed -n 's/^-- cursor: //p' | tail -n 1")
-UIDS = {"alice": 2001, "carol": 2003}
+UIDS = {"alice": 2001, "bob": 2002, "carol": 2003}
 
 
 def wait_manager(b, user, limit=120):
@@ -312,6 +317,7 @@ def each_door(b, how):
     base = int(b.root("awk '$5 == \"/tmp\"' /proc/self/mountinfo | wc -l"))
     began = time.time()
     first = mark(b, re.sub(r"\W+", "-", how) + "-doors")
+    cron = cron_start(b, how)
     for name, door, user, service in DOORS:
         what = "%s: %s" % (how, name)
         start = time.time()
@@ -353,8 +359,66 @@ def each_door(b, how):
                  (waited, "; ".join(bad) or "no process of %s, no mount of "
                   "her instance, no pin" % user))
         b.note("%s: %.0f s" % (what, time.time() - start))
+    cron_end(b, how, base, *cron)
     b.note("the doors (%s): %.0f s" % (how, time.time() - began))
     closes_refused(b, first)
+
+
+def cron_start(b, how):
+    """The cron door, opened while the others run (cron starts a job only
+    at a minute's turn): a job of bob's every minute, which appends the
+    probe's line to a file in his /tmp. Its begin marker's cursor, the tag
+    and the time."""
+    tag = re.sub(r"\W+", "-", how) + "-cron"
+    begin = mark(b, tag + "-begin")
+    b.root("echo '* * * * * %s %s >>/tmp/%s.lines 2>&1' | crontab -u bob -" %
+           (PROBE, tag, tag))
+    return begin, tag, time.time()
+
+
+def cron_end(b, how, base, begin, tag, started):
+    """Once the job has run (up to 150 s after its crontab), the crontab
+    goes, and once no process of bob's is left: the job's view each time
+    it ran, the module's runs of service cron against what
+    pam_namespace_check says, and nothing left."""
+    what = "%s: cron (a job of bob's, every minute)" % how
+    lines = "/tmp/tmp-inst/bob/%s.lines" % tag
+    while (not b.root("cat %s 2>/dev/null || true" % lines).strip() and
+           time.time() - started < 150):
+        time.sleep(3)
+    # A job cron had begun is root's until its PAM session is open: 3 s
+    # for it to become bob's, then until none of bob's is left.
+    b.root("crontab -u bob -r; sleep 3; t=$(date +%s); while pgrep -u bob >/dev/null "
+           "&& [ $(($(date +%s) - t)) -lt 60 ]; do sleep 1; done")
+    end = mark(b, tag + "-end")
+    runs = [x for x in b.root("cat %s 2>/dev/null || true" %
+                              lines).split("\n") if "probe: " in x]
+    real = b.root("ls -A /tmp/%s /tmp/%s.lines 2>/dev/null; true" %
+                  (tag, tag)).split()
+    want = "probe: bob tmp=%d " % (base + 1)
+    b.result(bool(runs) and not real and all(
+        x.startswith(want) and "stray=no" in x and
+        re.search(r"root=\S*/tmp-inst/bob ", x) for x in runs),
+        "%s: /tmp private each time it ran (its file in bob's instance, not "
+        "the real /tmp), the module's mount on it once" % what,
+        "%d runs after %.0f s: %s; root's /tmp has %d mounts; in the real "
+        "/tmp: %s" % (len(runs), time.time() - started,
+                      " | ".join(runs) or "no probe line", base,
+                      " ".join(real) or "nothing"))
+    seen = runs_seen(b, begin, end, "bob") if begin and end else {}
+    told = runs_told(b, "cron")
+    b.result(bool(runs and begin and end) and told[0] == 1 and
+             seen.get("cron", 0) == len(runs),
+             "%s: pam_namespace_check --service cron says once a job, and "
+             "the journal shows a run of the module for each" % what,
+             "%d jobs ran; the journal: %s; %s" %
+             (len(runs), ", ".join("%s %d" % x for x in sorted(seen.items()))
+              or "nothing", told[1]))
+    bad, waited = leftovers(b, "bob")
+    b.result(not bad, "%s: nothing left once the jobs ended" % what,
+             "after %.0f s: %s" % (waited, "; ".join(bad) or
+                                   "no process of bob, no mount of his "
+                                   "instance, no pin"))
 
 
 def closes_refused(b, cursor):
