@@ -121,6 +121,17 @@ static void usage(FILE *f)
 
 static bool markers;
 
+/* OPTION's UID:GID argument s into *uid and *gid; false, said, if it is not one. */
+static bool parse_ids(const char *option, const char *s, unsigned *uid, unsigned *gid)
+{
+	char end;
+
+	if (sscanf(s, "%u:%u%c", uid, gid, &end) == 2)
+		return true;
+	fprintf(stderr, "pam_driver: %s wants UID:GID: %s\n", option, s);
+	return false;
+}
+
 /* A mark in a system call trace; the path never exists. */
 static void mark(const char *what)
 {
@@ -343,19 +354,14 @@ int main(int argc, char **argv)
 	}
 
 	unsigned close_uid = 0, close_gid = 0;
-	char end;
 
-	if (close_as && sscanf(close_as, "%u:%u%c", &close_uid, &close_gid, &end) != 2) {
-		fprintf(stderr, "pam_driver: --close-as wants UID:GID: %s\n", close_as);
+	if (close_as && !parse_ids("--close-as", close_as, &close_uid, &close_gid))
 		return DRIVER_EXIT_USAGE;
-	}
 	if (caller) {
 		unsigned uid, gid;
 
-		if (sscanf(caller, "%u:%u%c", &uid, &gid, &end) != 2) {
-			fprintf(stderr, "pam_driver: --caller wants UID:GID: %s\n", caller);
+		if (!parse_ids("--caller", caller, &uid, &gid))
 			return DRIVER_EXIT_USAGE;
-		}
 		/* su is set-uid root only: its gids are all the caller's. */
 		if (setresgid(gid, gid, gid) < 0 || setresuid(uid, 0, 0) < 0) {
 			perror("pam_driver: --caller");
