@@ -34,6 +34,7 @@ import re
 import time
 
 import doors
+from upgrade import CURSOR
 
 XORG_CONF = """Section "ServerFlags"
 	Option "AutoAddDevices" "false"
@@ -164,11 +165,7 @@ SESSION_OF = ("for s in $(loginctl show-user alice -p Sessions --value); do "
               "&& echo $s; done; true")
 
 
-# The journal of this boot only (-b): the second boot set the guest's clock
-# 40 days on (boot.py's aged_clean), and in the third the last entry of
-# the whole journal is one of those, so that a cursor taken without -b
-# lands after every line the third boot writes.
-CURSOR = "journalctl -b -q -n 1 -o cat --show-cursor | sed -n 's/^-- cursor: //p'"
+# The journal of this boot only (-b), as upgrade.CURSOR says why.
 RUNS = ("journalctl -b -q --no-pager -o cat --after-cursor='%s' | grep -F "
         "'pam_namespace_ng(%s:session)' | grep -cE '%s' || true")
 # A run of the module: its plan for alice's /tmp, or nothing mounted.
