@@ -15,8 +15,9 @@
 # default+shared (suites boot and boot_trixie): default's two boots, then
 # the module lines switched in the guest to share_namespace as the
 # package's profile deploys it (test_boot.sh's /root/shared-mode.sh), and
-# shared's boot as the third of the same image. The second boot and the
-# plain profile's step of package_cycle open issue 33's doors (doors.py:
+# shared's boot as the third of the same image. The second boot (Debian 12
+# only) and the plain profile's step of package_cycle open issue 33's
+# doors (doors.py:
 # machinectl shell, systemd-run, sftp, systemd --user). Each check prints one PASS
 # or FAIL line; any FAIL makes the exit status 1. qemu is killed by its pid
 # on any way out.
@@ -421,7 +422,14 @@ def second_boot(old_scratch):
     tmpfiles_clean("boot 2")
     check_parents("after the reboot and systemd-tmpfiles-clean.service")
     check_common(2)
-    doors.every_door(sys.modules[__name__], "by hand")
+    # The doors by hand on Debian 12; Debian 13 opens them with the plain
+    # profile (package_cycle), as both do, which keeps the whole run within
+    # the hour (by hand, on 13, they passed in every run until 2026-12-07;
+    # NS_BOOT_DOORS=1 still opens them both ways on either release).
+    if RELEASE == "bookworm":
+        doors.every_door(sys.modules[__name__], "by hand")
+    else:
+        note("the doors by hand: on Debian 12 (boot) only")
     aged_clean()
     if MODE == "default+shared":
         to_shared()
