@@ -30,11 +30,11 @@
 # leaves no process of user lightdm.
 
 import base64
+import json
 import re
 import time
 
 import doors
-from upgrade import CURSOR
 
 XORG_CONF = """Section "ServerFlags"
 	Option "AutoAddDevices" "false"
@@ -165,22 +165,36 @@ SESSION_OF = ("for s in $(loginctl show-user alice -p Sessions --value); do "
               "&& echo $s; done; true")
 
 
-# The journal of this boot only (-b), as upgrade.CURSOR says why.
-RUNS = ("journalctl -b -q --no-pager -o cat --after-cursor='%s' | grep -F "
-        "'pam_namespace_ng(%s:session)' | grep -cE '%s' || true")
+# The module's lines for a service (stack) between two markers of
+# doors.mark (their cursors; this boot's journal only), as JSON lines.
+BETWEEN = ("journalctl -b -q --no-pager -o json "
+           "--output-fields=SYSLOG_IDENTIFIER,MESSAGE "
+           "--after-cursor='%s' | grep -F -e 'pam_namespace_ng(%s:session)' "
+           "-e doors-mark || true")
 # A run of the module: its plan for alice's /tmp, or nothing mounted.
 RUN = r"plan: \S+ on /tmp, instance /tmp/tmp-inst/+alice\b|nothing mounted"
 
 
-def runs_of(b, cursor, service, limit=90):
-    """The module's runs for service since cursor; waits up to limit
-    seconds for one (journald may be behind on a loaded host)."""
-    start = time.time()
-    while True:
-        n = int(b.root(RUNS % (cursor, service, RUN)).strip() or 0)
-        if n or time.time() - start > limit:
-            return n
-        time.sleep(5)
+def lines_between(b, begin, end, service, pattern):
+    """How many of the module's lines for service, between the markers
+    begin and end, match pattern: journald logs what /dev/log gets in the
+    order it was sent, so every line sent before the end marker is in the
+    journal once that marker is, and none of an earlier door's is after
+    begin (doors.py: runs_seen)."""
+    n = 0
+    for x in b.root(BETWEEN % (begin, service)).split("\n"):
+        try:
+            e = json.loads(x)
+        except ValueError:
+            continue
+        if e.get("__CURSOR") == end:
+            break
+        msg = e.get("MESSAGE")
+        if isinstance(msg, str) and re.search(
+                r"pam_namespace_ng\(%s:session\): .*(%s)" %
+                (re.escape(service), pattern), msg):
+            n += 1
+    return n
 
 
 def wait_for(b, cmd, limit=180):
@@ -222,7 +236,7 @@ def check_display(b):
     base = int(b.root("awk '$5 == \"/tmp\"' /proc/self/mountinfo | wc -l"))
     init_ns = b.root("readlink /proc/1/ns/mnt").strip()
     doors.wait_manager(b, "alice")
-    cursor = b.root(CURSOR).strip()
+    begin = doors.mark(b, "display-begin")
     began = time.time()
     b.root("systemctl start lightdm.service")
     session = wait_for(b, "cat /home/alice/x-session.txt")
@@ -251,13 +265,16 @@ def check_display(b):
              "instance (the file it wrote is there, not in the real /tmp)",
              "%s; found: %s" % (session or "no session line",
                                 " ".join(real) or "nothing"))
-    seen = runs_of(b, cursor, "lightdm")
+    # Her session is up (its line written): the greeter's and her
+    # session's opens are before this marker.
+    end = doors.mark(b, "display-end")
+    seen = lines_between(b, begin, end, "lightdm", RUN)
     told = {s: doors.runs_told(b, s) for s in
             ("lightdm", "lightdm-greeter", "lightdm-autologin")}
     # The greeter's runs, where its stack has the module: nothing for it.
-    none, plans = (int(b.root(RUNS % (cursor, "lightdm-greeter", x)).strip()
-                       or 0) for x in ("no polyinstantiated directory for "
-                                       "lightdm$", "plan: "))
+    none, plans = (lines_between(b, begin, end, "lightdm-greeter", x)
+                   for x in ("no polyinstantiated directory for lightdm$",
+                             "plan: "))
     b.result(seen == 1 and told["lightdm"][0] == 1 and plans == 0 and
              none == told["lightdm-greeter"][0],
              "LightDM: pam_namespace_check --service says what the journal "
