@@ -294,11 +294,9 @@ rm -rf "${PIN:?}/$alice"
 sb_note "a pin replaced by another namespace, or a planted file, is refused"
 hold p1 ns-driver alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/p1.ns'
 pin=$(find "$PIN/$alice" -name '*.ns')
-unshare --mount sleep 60 &
-other=$!
-sleep 0.3
 umount -l "$pin"
-mount --bind "/proc/$other/ns/mnt" "$pin"
+sandbox_bind_new_ns "$pin"
+other=$SB_NS_HOLDER
 sandbox_log_clear
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; echo works')
 assert_contains "$out" works "alice's session with a swapped pin"

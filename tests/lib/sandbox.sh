@@ -543,6 +543,32 @@ sandbox_mnt_ns() {
 	readlink "/proc/$1/ns/mnt"
 }
 
+# sandbox_bind_new_ns TARGET [SCRIPT]: a mount namespace made for it (its
+# propagation private), where sh runs SCRIPT first, is bound onto TARGET,
+# a file; the process holding it stays, its pid in SB_NS_HOLDER (the bind
+# alone keeps the namespace once it is killed). The kernel binds a
+# namespace only into one with a smaller id, and 6.18 hands ids out in
+# per-CPU batches: a namespace made on another CPU than this shell's can
+# have the smaller id (EINVAL; 81 binds of 100 in a loop here, one CPU
+# unpinned). So the process is made on each CPU in turn until the bind
+# takes, as the module's share pin does (share/commit.c).
+sandbox_bind_new_ns() {
+	local cpu ready=$SB_OUT/.new-ns-ready
+	SB_NS_HOLDER=
+	for ((cpu = 0; cpu < $(nproc --all); cpu++)); do
+		rm -f "$ready"
+		taskset -c "$cpu" unshare --mount --propagation private sh -c \
+			"${2:-:} && touch $ready && exec sleep 600" &
+		SB_NS_HOLDER=$!
+		sandbox_wait_for "$ready"
+		mount --bind "/proc/$SB_NS_HOLDER/ns/mnt" "$1" 2>/dev/null && return 0
+		kill "$SB_NS_HOLDER"
+		wait "$SB_NS_HOLDER" || true
+	done
+	SB_NS_HOLDER=
+	fail "cannot bind a new mount namespace onto $1 from any CPU"
+}
+
 # ---------------------------------------------------------------- syslog
 
 # Wait until every message sent so far has reached $SB_LOG.

@@ -135,26 +135,11 @@ live=$(instances)
 # and one that only a bind mount of its namespace keeps (as a share pin does)
 install -d -m 0000 /tmp/tmp-inst/Pin123
 touch /srv/pin
-# A process in a new, private namespace mounts the instance there, and this
-# shell binds that namespace onto /srv/pin; the process ends, the bind alone
-# keeps the namespace. The kernel binds a namespace only into one with a
-# smaller id, and 6.18 hands ids out in per-CPU batches (share/commit.c), so
-# a namespace made on another CPU than this shell's can have a smaller one
-# (EINVAL, four times in five here): the process is made on each CPU in
-# turn until the bind takes, as the module's pin does.
-pinned=
-for ((cpu = 0; cpu < $(nproc --all); cpu++)); do
-	rm -f "$SB_OUT/pinned"
-	taskset -c "$cpu" unshare --mount --propagation private sh -c \
-		"mount --bind /tmp/tmp-inst/Pin123 /mnt && touch $SB_OUT/pinned && exec sleep 60" &
-	pinner=$!
-	sandbox_wait_for "$SB_OUT/pinned"
-	mount --bind "/proc/$pinner/ns/mnt" /srv/pin 2>/dev/null && pinned=$cpu
-	kill "$pinner"
-	wait "$pinner" || true
-	[[ -z $pinned ]] || break
-done
-[[ -n $pinned ]] || fail "cannot pin a namespace on /srv/pin from any CPU"
+# A namespace of its own mounts the instance; its holder ends and the bind
+# on /srv/pin alone keeps it.
+sandbox_bind_new_ns /srv/pin "mount --bind /tmp/tmp-inst/Pin123 /mnt"
+kill "$SB_NS_HOLDER"
+wait "$SB_NS_HOLDER" || true
 out=$("$NS_HELPER" --tmpdir-age 0 2>&1) || fail "helper with a live session: $out"
 assert_file "/tmp/tmp-inst/$live/mine" "the live session's instance after the helper"
 [[ -d /tmp/tmp-inst/Pin123 ]] || fail "the helper removed an instance mounted in a pinned namespace"
