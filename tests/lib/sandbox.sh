@@ -549,8 +549,8 @@ sandbox_mnt_ns() {
 # alone keeps the namespace once it is killed). The kernel binds a
 # namespace only into one with a smaller id, and 6.18 hands ids out in
 # per-CPU batches: a namespace made on another CPU than this shell's can
-# have the smaller id (EINVAL; 81 binds of 100 in a loop here, one CPU
-# unpinned). So the process is made on each CPU in turn until the bind
+# have the smaller id (EINVAL: 81 binds of 100 refused in a loop here, the
+# holder on either CPU). So it is made on each CPU in turn until the bind
 # takes, as the module's share pin does (share/commit.c).
 sandbox_bind_new_ns() {
 	local cpu ready=$SB_OUT/.new-ns-ready
