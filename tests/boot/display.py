@@ -30,7 +30,6 @@
 # leaves no process of user lightdm.
 
 import base64
-import json
 import re
 import time
 
@@ -165,36 +164,14 @@ SESSION_OF = ("for s in $(loginctl show-user alice -p Sessions --value); do "
               "&& echo $s; done; true")
 
 
-# The module's lines for a service (stack) between two markers of
-# doors.mark (their cursors; this boot's journal only), as JSON lines.
-BETWEEN = ("journalctl -b -q --no-pager -o json "
-           "--output-fields=SYSLOG_IDENTIFIER,MESSAGE "
-           "--after-cursor='%s' | grep -F -e 'pam_namespace_ng(%s:session)' "
-           "-e doors-mark || true")
 # A run of the module: its plan for alice's /tmp, or nothing mounted.
 RUN = r"plan: \S+ on /tmp, instance /tmp/tmp-inst/+alice\b|nothing mounted"
 
 
-def lines_between(b, begin, end, service, pattern):
-    """How many of the module's lines for service, between the markers
-    begin and end, match pattern: journald logs what /dev/log gets in the
-    order it was sent, so every line sent before the end marker is in the
-    journal once that marker is, and none of an earlier door's is after
-    begin (doors.py: runs_seen)."""
-    n = 0
-    for x in b.root(BETWEEN % (begin, service)).split("\n"):
-        try:
-            e = json.loads(x)
-        except ValueError:
-            continue
-        if e.get("__CURSOR") == end:
-            break
-        msg = e.get("MESSAGE")
-        if isinstance(msg, str) and re.search(
-                r"pam_namespace_ng\(%s:session\): .*(%s)" %
-                (re.escape(service), pattern), msg):
-            n += 1
-    return n
+def count(lines, service, pattern):
+    """How many of doors.module_lines' lines for service match pattern."""
+    return sum(1 for s, text, _ in lines
+               if s == service and re.search(pattern, text))
 
 
 def wait_for(b, cmd, limit=180):
@@ -268,11 +245,12 @@ def check_display(b):
     # Her session is up (its line written): the greeter's and her
     # session's opens are before this marker.
     end = doors.mark(b, "display-end")
-    seen = lines_between(b, begin, end, "lightdm", RUN)
+    lines = doors.module_lines(b, begin, end)
+    seen = count(lines, "lightdm", RUN)
     told = {s: doors.runs_told(b, s) for s in
             ("lightdm", "lightdm-greeter", "lightdm-autologin")}
     # The greeter's runs, where its stack has the module: nothing for it.
-    none, plans = (lines_between(b, begin, end, "lightdm-greeter", x)
+    none, plans = (count(lines, "lightdm-greeter", x)
                    for x in ("no polyinstantiated directory for lightdm$",
                              "plan: "))
     b.result(seen == 1 and told["lightdm"][0] == 1 and plans == 0 and

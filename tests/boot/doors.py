@@ -115,34 +115,44 @@ def mark(b, text):
     return b.ssh("root", MARK % text, timeout=240).strip()
 
 
-def runs_seen(b, begin, end, user):
-    """The module's runs between the markers begin and end (their
-    cursors), per service, from its debug lines: a plan for /tmp with
-    user's instance, and a second run ("nothing mounted") of a process
-    that made such a plan, its _PID (another session's second run, of
-    whatever user, is not this door's)."""
+def module_lines(b, begin, end):
+    """The module's journal lines between the markers begin and end (their
+    cursors; this boot's journal only), as (service, text, _PID) each:
+    journald logs what /dev/log gets in the order it was sent, so every
+    line sent before the end marker is in the journal once that marker is,
+    and none sent before begin comes after it."""
     out = b.root("journalctl -b -q --no-pager -o json --output-fields="
                  "_PID,SYSLOG_IDENTIFIER,MESSAGE --after-cursor='%s' | "
                  "grep -F -e 'pam_namespace_ng(' -e doors-mark || true" % begin)
-    plans, seconds = {}, []
+    lines = []
     for x in out.split("\n"):
         try:
             e = json.loads(x)
         except ValueError:
             continue
-        msg = e.get("MESSAGE")
-        if not isinstance(msg, str):
-            continue
         if e.get("__CURSOR") == end:
             break
-        m = re.search(r"pam_namespace_ng\(([^:]+):session\): (.*)", msg)
-        if not m:
-            continue
+        msg = e.get("MESSAGE")
+        m = re.search(r"pam_namespace_ng\(([^:]+):session\): (.*)",
+                      msg) if isinstance(msg, str) else None
+        if m:
+            lines.append((m.group(1), m.group(2), e.get("_PID")))
+    return lines
+
+
+def runs_seen(b, begin, end, user):
+    """The module's runs between the markers begin and end, per service,
+    from its debug lines: a plan for /tmp with user's instance, and a
+    second run ("nothing mounted") of a process that made such a plan, its
+    _PID (another session's second run, of whatever user, is not this
+    door's)."""
+    plans, seconds = {}, []
+    for service, text, pid in module_lines(b, begin, end):
         if re.search(r"plan: \S+ on /tmp, instance /tmp/tmp-inst/+%s\b" %
-                     user, m.group(2)):
-            plans.setdefault(m.group(1), []).append(e.get("_PID"))
-        elif "nothing mounted" in m.group(2):
-            seconds.append((m.group(1), e.get("_PID")))
+                     user, text):
+            plans.setdefault(service, []).append(pid)
+        elif "nothing mounted" in text:
+            seconds.append((service, pid))
     seen = {s: len(p) for s, p in plans.items()}
     pids = {p for ps in plans.values() for p in ps}
     for s, p in seconds:
