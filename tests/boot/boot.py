@@ -342,8 +342,20 @@ def first_boot():
     # tmpdir: each session has an instance of its own, removed at its close.
     c_scr = con.run("stat -c %i /var/scratch").strip()
     s_scr = ssh("alice", "stat -c %i /var/scratch").strip()
-    scratch = root("stat -c '%i %n' /var/scratch-inst/*").split("\n")
-    inodes = [x.split()[0] for x in scratch if x]
+    # sshd closes the PAM session, which removes the session's tmpdir
+    # instance, after its client has the exit status; and another session
+    # closing may remove its instance between the listing and the stat.
+    # So the listing skips what vanishes, and is read again, up to 10 s,
+    # until the ssh session's instance is gone.
+    deadline = time.time() + 10
+    while True:
+        scratch = root("for f in /var/scratch-inst/*; do "
+                       "stat -c '%i %n' \"$f\" 2>/dev/null; done; "
+                       "true").split("\n")
+        inodes = [x.split()[0] for x in scratch if x]
+        if s_scr not in inodes or time.time() > deadline:
+            break
+        time.sleep(0.5)
     result(c_scr in inodes and s_scr not in inodes and s_scr != c_scr,
            "tmpdir: the console session's instance is in /var/scratch-inst, "
            "the closed ssh session's is removed",
