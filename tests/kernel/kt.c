@@ -218,7 +218,7 @@ void kt_sync_wait(struct kt_sync *s)
 	do
 		n = read(s->fd[0], &c, 1);
 	while (n < 0 && errno == EINTR);
-	KT_ASSERT_MSG(n == 1, "sync: the other side went away");
+	KT_ASSERT_MSG(n == 1, "sync: %s", n == 0 ? "the other side went away" : strerror(errno));
 }
 
 void kt_mkdir(const char *path, mode_t mode, uid_t uid, gid_t gid)

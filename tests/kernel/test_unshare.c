@@ -208,15 +208,24 @@ struct fs_watch {
 	struct kt_sync go, done;
 	char *cwd;
 	ino_t ns;
+	atomic_bool stop;
 };
 
-/* A second thread that reports its cwd and namespace each time it is asked. */
+/*
+ * A second thread that reports its cwd and namespace each time it is
+ * asked, until told to stop: w lives on the test's stack, so the thread
+ * must be gone before the test returns (a thread still reading w's pipe
+ * numbers from a stack reused after the return once read a closed
+ * descriptor and failed the test under ASan).
+ */
 static void *watch_thread(void *p)
 {
 	struct fs_watch *w = p;
 
 	for (;;) {
 		kt_sync_wait(&w->go);
+		if (atomic_load(&w->stop))
+			return NULL;
 		free(w->cwd);
 		w->cwd = cwd_now();
 		w->ns = kt_self_ns();
@@ -272,6 +281,10 @@ KT_TEST(failed_call_changes_nothing)
 	KT_ASSERT_EQ(w.ns, ns);
 	KT_ASSERT_EQ(kt_self_ns(), ns);
 	KT_ASSERT_EQ(kt_count_mounts(), mounts);
+	atomic_store(&w.stop, true);
+	kt_sync_post(&w.go);
+	KT_ASSERT_EQ(pthread_join(t, NULL), 0);
+	free(w.cwd);
 }
 
 /* ---- isolation ---- */
