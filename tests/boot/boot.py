@@ -345,13 +345,13 @@ def first_boot():
     # sshd closes the PAM session, which removes the session's tmpdir
     # instance, after its client has the exit status; and another session
     # closing may remove its instance between the listing and the stat.
-    # So the listing skips what vanishes, and is read again, up to 10 s,
-    # until the ssh session's instance is gone.
+    # So the listing skips what vanishes (stat goes on to the next name, as
+    # at the last logout below), and is read again, up to 10 s, until the
+    # ssh session's instance is gone.
     deadline = time.time() + 10
     while True:
-        scratch = root("for f in /var/scratch-inst/*; do "
-                       "stat -c '%i %n' \"$f\" 2>/dev/null; done; "
-                       "true").split("\n")
+        scratch = root("stat -c '%i %n' /var/scratch-inst/* 2>/dev/null "
+                       "|| true").split("\n")
         inodes = [x.split()[0] for x in scratch if x]
         if s_scr not in inodes or time.time() > deadline:
             break
