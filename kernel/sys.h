@@ -88,7 +88,6 @@ _Static_assert(sizeof(struct kn_statx) == 256, "struct statx is 256 bytes");
 #define KN_MOUNT_ATTR_NOSUID	   0x00000002
 #define KN_MOUNT_ATTR_NODEV	   0x00000004
 #define KN_MOUNT_ATTR_NOEXEC	   0x00000008
-#define KN_AT_RECURSIVE		   0x8000
 #define KN_TMPFS_MAGIC		   0x01021994
 
 /* struct mount_attr of mount_setattr(2), 5.12; MOUNT_ATTR_SIZE_VER0. */

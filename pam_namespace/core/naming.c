@@ -11,8 +11,6 @@
 #include "naming.h"
 #include "ns-build.h"
 
-#define NS_USER_NAME_MAX 256
-
 /*
  * A user name becomes a path component, so anything that could walk out of
  * the instance parent or confuse a log line is refused before a path is

@@ -17,6 +17,9 @@
  */
 int ns_path_check(const char *path, bool allow_vars, const char **ret_problem);
 
+/* The longest user name a path is built from, in bytes (SPEC section 8). */
+#define NS_USER_NAME_MAX 256
+
 /* Returns 0 when name can be used to build paths (SPEC section 8). */
 int ns_user_name_valid(const char *name);
 

@@ -327,6 +327,31 @@ static int already_in(pam_handle_t *pamh, const struct ns_args *args, const stru
 	return r;
 }
 
+/*
+ * The session's user as an earlier module of this handle's stacks looked
+ * it up: pam_modutil_getpwnam() files each entry it returns in the
+ * handle's data, named "_pammodutil_getpwnam_USER_N" (N from 0, the first
+ * free one), so that it lives as long as the handle. Debian's login, su
+ * and sshd run pam_limits, pam_loginuid, pam_mail or pam_lastlog before
+ * common-session: the entry is there, and a second lookup through NSS
+ * (a read of /etc/passwd, or a round trip to sssd or LDAP) would give this
+ * same transaction the same answer. NULL where no module looked the name
+ * up, or the entry lacks what a plan reads: then the module looks it up.
+ */
+static const struct passwd *user_looked_up(pam_handle_t *pamh, const char *user)
+{
+	char key[sizeof("_pammodutil_getpwnam__0") + NS_USER_NAME_MAX];
+	const void *data = NULL;
+	const struct passwd *pw;
+	int n = snprintf(key, sizeof(key), "_pammodutil_getpwnam_%s_0", user);
+
+	if (n < 0 || (size_t)n >= sizeof(key) || pam_get_data(pamh, key, &data) != PAM_SUCCESS ||
+	    !data)
+		return NULL;
+	pw = data;
+	return pw->pw_name && pw->pw_dir ? pw : NULL;
+}
+
 static int parse_args(struct glue *g, struct ns_args *args, int argc, const char **argv)
 {
 	struct ns_diag diag = {.report = diag_to_syslog, .userdata = g};
@@ -352,7 +377,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 	struct ns_session *sess = NULL;
 	struct ns_share *share = NULL;
 	struct undo_list undo = {0};
-	struct passwd pwd, *pw;
+	struct passwd pwd;
+	const struct passwd *pw;
 	char pw_stack[2048], *pw_heap = NULL;
 	const char *user = NULL;
 	const void *data = NULL;
@@ -386,11 +412,13 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		return PAM_USER_UNKNOWN;
 	}
 	/*
-	 * The session's user: into this buffer, not pam_modutil_getpwnam(),
-	 * whose copy on the heap and entry in the handle's data each session
-	 * would pay for and nothing reads again.
+	 * The session's user: an earlier module's lookup where there was one,
+	 * else into this buffer, not pam_modutil_getpwnam(), whose copy on
+	 * the heap and entry in the handle's data each session would pay for
+	 * and nothing reads again.
 	 */
-	r = ns_nss_lookup(user, false, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
+	pw = user_looked_up(pamh, user);
+	r = pw ? 0 : ns_nss_lookup(user, false, &pwd, pw_stack, sizeof(pw_stack), &pw_heap);
 	if (r < 0) {
 		if (r == -ENOENT) /* also what some services answer */
 			pam_syslog(pamh, LOG_ERR, "unknown user %s", user);
@@ -399,7 +427,8 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
 		ret = PAM_USER_UNKNOWN;
 		goto out;
 	}
-	pw = &pwd;
+	if (!pw)
+		pw = &pwd;
 	if (args.require_selinux && !ns_selinux_enabled()) {
 		pam_syslog(pamh, LOG_ERR, "require_selinux given, but SELinux is not enabled");
 		ret = PAM_SESSION_ERR;

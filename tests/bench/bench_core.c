@@ -624,6 +624,19 @@ void write_services(void)
 		write_file("/etc/pam.d/ns-bench-baseline-share", 0644, line);
 	}
 	write_file("/etc/pam.d/ns-bench-permit", 0644, "session required pam_permit.so\n");
+	/*
+	 * As login and su run the module: after pam_limits, one of the modules
+	 * of theirs that look the user up through libpam first.
+	 */
+	write_file("/etc/security/limits.conf", 0644, "# no limits: pam_limits only reads it\n");
+	snprintf(line, sizeof(line), "session required pam_limits.so\nsession required %s\n",
+		 opt.ours);
+	write_file("/etc/pam.d/ns-bench-limits-ours", 0644, line);
+	snprintf(line, sizeof(line), "session required pam_limits.so\nsession required %s\n",
+		 opt.lpam);
+	write_file("/etc/pam.d/ns-bench-limits-lpam", 0644, line);
+	write_file("/etc/pam.d/ns-bench-limits", 0644,
+		   "session required pam_limits.so\nsession required pam_permit.so\n");
 	snprintf(line, sizeof(line), "session required %s share_namespace\n", opt.ours);
 	write_file("/etc/pam.d/ns-bench-ours-share", 0644, line);
 	snprintf(line, sizeof(line), "session required %s share_namespace mount_private\n",
