@@ -157,6 +157,13 @@ int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const
 		     const char *path, bool *ret_trusted);
 int kn_open_parent_from(const struct kn_dir *root, const char *path, const char **ret_name,
 			bool *ret_trusted);
+/*
+ * kn_open_dir_from() with the directory opened for reading (O_RDONLY) where
+ * the walk's identity may read it, so that it can be locked; *ret_readable
+ * says whether it was, else it is O_PATH as kn_open_dir_from() gives it.
+ */
+int kn_open_dir_readable_from(const struct kn_dir *root, const struct kn_dir *base,
+			      const char *base_path, const char *path, bool *ret_readable);
 
 /* Open name under dirfd as a directory, never following a symlink. */
 int kn_open_child_dir(int dirfd, const char *name);

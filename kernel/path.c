@@ -120,10 +120,10 @@ int kn_open_child_dir(int dirfd, const char *name)
  * retry. A bounded number of times: past that it stays an error (fail
  * closed), never a walk without the check.
  */
-static int openat2_beneath(int dirfd, const char *rest)
+static int openat2_beneath(int dirfd, const char *rest, bool readable)
 {
 	struct kn_open_how how = {
-		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.flags = (readable ? O_RDONLY : O_PATH) | O_DIRECTORY | O_CLOEXEC,
 		.resolve = KN_RESOLVE_NO_SYMLINKS | KN_RESOLVE_BENEATH | KN_RESOLVE_NO_MAGICLINKS,
 	};
 	long fd;
@@ -183,20 +183,44 @@ void kn_dir_close(struct kn_dir *d)
 }
 
 /*
+ * The last directory of a walk, opened for reading where the walk's
+ * identity may read it; else O_PATH, and *readable turns false. A caller
+ * that must flock it then needs no second open.
+ */
+static int open_last(int dirfd, const char *name, bool *readable)
+{
+	int fd;
+
+	if (*readable) {
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno != EACCES)
+			return kn_not_a_dir_error(dirfd, name, errno);
+		*readable = false;
+	}
+	return kn_open_child_dir(dirfd, name);
+}
+
+/*
  * The walk starts at "/", or at root where the caller holds it (the same
  * directory: a mount made later on a directory below it is crossed like by
  * any lookup from "/"), or at base, a directory the same walk reached
  * earlier for a prefix of the path (so path is then relative to it). A
- * held descriptor is never closed here.
+ * held descriptor is never closed here. readable: NULL for an O_PATH
+ * result; else, true on entry asks for the last directory opened for
+ * reading (open_last), and on return says whether it was.
  */
 static int walk(const struct kn_dir *root, const struct kn_dir *base, const char *path,
-		bool allow_sticky, bool *ret_trusted)
+		bool allow_sticky, bool *ret_trusted, bool *readable)
 {
 	char *todo = NULL, *next;
 	const char *p;
 	struct stat cur;
 	int fd, r, links = 0;
 	bool trusted, own;
+	/* want: a readable result is still worth an attempt; got: fd is one */
+	bool want = readable && *readable, got = false;
 
 	if (!path || (!base && path[0] != '/'))
 		return -EINVAL;
@@ -246,10 +270,14 @@ walk:
 		if (!trusted && kn_feature_try(KN_FEATURE_OPENAT2)) {
 			struct fsid_saved ids = as_owner(&cur);
 
-			nfd = openat2_beneath(fd, p);
+			nfd = openat2_beneath(fd, p, want);
 			fsid_restore(&ids);
 			if (nfd == -ENOSYS) {
 				kn_feature_lost(KN_FEATURE_OPENAT2);
+				continue;
+			}
+			if (nfd == -EACCES && want) {
+				want = false;
 				continue;
 			}
 			if (nfd < 0) {
@@ -260,6 +288,7 @@ walk:
 				close(fd);
 			fd = nfd;
 			own = true;
+			got = want;
 			break;
 		}
 		len = strcspn(p, "/");
@@ -278,12 +307,15 @@ walk:
 			goto out_fd;
 		}
 
+		/* The last component (none but slashes after it) is opened to read where wanted. */
+		bool last = want && p[strspn(p, "/")] == '\0';
+
 		if (trusted) {
-			nfd = kn_open_child_dir(fd, name);
+			nfd = last ? open_last(fd, name, &want) : kn_open_child_dir(fd, name);
 		} else {
 			struct fsid_saved ids = as_owner_of(fd);
 
-			nfd = kn_open_child_dir(fd, name);
+			nfd = last ? open_last(fd, name, &want) : kn_open_child_dir(fd, name);
 			fsid_restore(&ids);
 		}
 		if (nfd == -ELOOP && trusted) {
@@ -328,6 +360,7 @@ walk:
 			close(fd);
 		fd = nfd;
 		own = true;
+		got = last && want;
 		if (trusted) {
 			if (fstat(fd, &cur) < 0) {
 				r = -errno;
@@ -339,6 +372,7 @@ walk:
 
 	/* Nothing walked beyond a held directory: the caller gets a descriptor of its own. */
 	if (!own) {
+		got = false; /* a held descriptor's kind is the holder's */
 		fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 		if (fd < 0) {
 			r = -errno;
@@ -347,6 +381,8 @@ walk:
 	}
 	if (ret_trusted)
 		*ret_trusted = trusted;
+	if (readable)
+		*readable = got;
 	free(todo);
 	return fd;
 
@@ -360,11 +396,11 @@ out:
 
 int kn_open_dir(const char *path, bool *ret_trusted)
 {
-	return walk(NULL, NULL, path, false, ret_trusted);
+	return walk(NULL, NULL, path, false, ret_trusted, NULL);
 }
 
-int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const char *base_path,
-		     const char *path, bool *ret_trusted)
+static int open_dir_from(const struct kn_dir *root, const struct kn_dir *base,
+			 const char *base_path, const char *path, bool *ret_trusted, bool *readable)
 {
 	/*
 	 * Below an untrusted directory the walk from "/" resolves the rest
@@ -374,8 +410,21 @@ int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const
 
 	if (n > 0 && path && strncmp(path, base_path, n) == 0 &&
 	    (path[n] == '/' || path[n] == '\0'))
-		return walk(root, base, path + n, false, ret_trusted);
-	return walk(root, NULL, path, false, ret_trusted);
+		return walk(root, base, path + n, false, ret_trusted, readable);
+	return walk(root, NULL, path, false, ret_trusted, readable);
+}
+
+int kn_open_dir_from(const struct kn_dir *root, const struct kn_dir *base, const char *base_path,
+		     const char *path, bool *ret_trusted)
+{
+	return open_dir_from(root, base, base_path, path, ret_trusted, NULL);
+}
+
+int kn_open_dir_readable_from(const struct kn_dir *root, const struct kn_dir *base,
+			      const char *base_path, const char *path, bool *ret_readable)
+{
+	*ret_readable = true;
+	return open_dir_from(root, base, base_path, path, NULL, ret_readable);
 }
 
 /* The parent of path, walked as walk() does; *ret_name points into path. */
@@ -395,7 +444,7 @@ static int open_parent(const struct kn_dir *root, const char *path, bool allow_s
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(root, NULL, dir, allow_sticky, ret_trusted);
+	fd = walk(root, NULL, dir, allow_sticky, ret_trusted, NULL);
 	free(dir);
 	if (fd >= 0)
 		*ret_name = name;
@@ -436,7 +485,7 @@ int kn_path_parents_safe(const char *path)
 	dir = slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return -ENOMEM;
-	fd = walk(NULL, NULL, dir, true, &trusted);
+	fd = walk(NULL, NULL, dir, true, &trusted, NULL);
 	free(dir);
 	if (fd < 0)
 		return fd;

@@ -84,15 +84,17 @@ int apply_open_polydir(struct apply_ctx *c, const struct ns_plan_entry *e, bool 
 /*
  * SPEC 4: the parent must exist or be one mkdir away, root-owned mode 000.
  * poly: the polydir, where the walk starts when the parent lies below it
- * (NULL: from "/").
+ * (NULL: from "/"). *ret_readable: opened for reading, so that its lock
+ * needs no second open (else O_PATH).
  */
 static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry *e,
-				const struct kn_dir *poly, struct stat *ret_st)
+				const struct kn_dir *poly, struct stat *ret_st, bool *ret_readable)
 {
 	struct stat st;
 	int fd;
 
-	fd = kn_open_dir_from(&c->root, poly, e->polydir, e->instance_parent, NULL);
+	fd = kn_open_dir_readable_from(&c->root, poly, e->polydir, e->instance_parent,
+				       ret_readable);
 	if (fd == -ENOENT) {
 		const char *name;
 		int gfd = kn_open_parent_from(&c->root, e->instance_parent, &name, NULL);
@@ -100,6 +102,7 @@ static int open_instance_parent(struct apply_ctx *c, const struct ns_plan_entry 
 		if (gfd < 0)
 			return ns_fail(c->fail, e, "opening the parent of the instance parent",
 				       e->instance_parent, gfd, NULL);
+		*ret_readable = false;
 		fd = kn_mkdir_child(gfd, name, 0, 0, 0);
 		close(gfd);
 		if (fd == -EEXIST)
@@ -246,12 +249,14 @@ static void lock_failed(struct apply_ctx *c, const struct ns_plan_entry *e, int 
 
 /*
  * The instance under its parent's lock: an existing one (shared lock,
- * dropped), or -ENOENT with *ret_owned true when this attempt holds the
- * parent exclusively (kept in c until the attempt ends) and may make it.
- * st: the parent's fstat, from open_instance_parent().
+ * dropped when the parent's descriptor is closed), or -ENOENT with
+ * *ret_owned true when this attempt holds the parent exclusively (kept in
+ * c until the attempt ends) and may make it. st: the parent's fstat, from
+ * open_instance_parent(); readable: pfd is open for reading and is locked
+ * itself, else the parent is opened again for its lock.
  */
 static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
-				const struct stat *pst, bool *ret_owned)
+				const struct stat *pst, bool readable, bool *ret_owned)
 {
 	const struct stat st = *pst;
 	int lfd, fd, k;
@@ -268,7 +273,7 @@ static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry 
 		*ret_owned = true;
 		return kn_open_child_dir(pfd, e->instance_name);
 	}
-	lfd = kn_reopen_dir_as(pfd, O_RDONLY, &st);
+	lfd = readable ? pfd : kn_reopen_dir_as(pfd, O_RDONLY, &st);
 	k = lfd < 0 ? lfd : kn_flock_timeout(lfd, LOCK_SH, lock_wait_ms(c));
 	fd = kn_open_child_dir(pfd, e->instance_name);
 	if (k == 0 && fd == -ENOENT) {
@@ -277,16 +282,21 @@ static int open_instance_locked(struct apply_ctx *c, const struct ns_plan_entry 
 		if (k == 0)
 			fd = kn_open_child_dir(pfd, e->instance_name);
 		if (k == 0 && fd == -ENOENT) {
-			k = lock_keep(c, lfd, &st);
+			/* The caller closes pfd: the kept lock holds a descriptor of its own. */
+			int keep = lfd == pfd ? fcntl(pfd, F_DUPFD_CLOEXEC, 3) : lfd;
+
+			k = keep < 0 ? -errno : lock_keep(c, keep, &st);
 			if (k == 0) {
 				*ret_owned = true;
 				return fd;
 			}
+			if (keep >= 0 && keep != lfd)
+				close(keep);
 		}
 	}
 	if (k < 0)
 		lock_failed(c, e, k);
-	if (lfd >= 0)
+	if (lfd >= 0 && lfd != pfd)
 		close(lfd);
 	return fd;
 }
@@ -303,10 +313,10 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 	int poly_fd = polyd->fd;
 	char *name = NULL;
 	struct stat pst;
-	bool owned;
+	bool owned, readable;
 	int pfd, fd, k;
 
-	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL, &pst);
+	pfd = open_instance_parent(c, e, base_ok ? polyd : NULL, &pst, &readable);
 	if (pfd < 0)
 		return pfd;
 
@@ -340,7 +350,7 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 		return fd;
 	}
 
-	fd = open_instance_locked(c, e, pfd, &pst, &owned);
+	fd = open_instance_locked(c, e, pfd, &pst, readable, &owned);
 	if (fd == -ENOENT) {
 		fd = kn_mkdir_child(pfd, e->instance_name, poly->st_mode & 07777, poly->st_uid,
 				    poly->st_gid);

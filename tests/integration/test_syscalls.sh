@@ -16,7 +16,7 @@ sandbox_enter "$@"
 [[ -x "$NS_DRIVER" ]] || skip "no PAM driver at $NS_DRIVER"
 command -v strace >/dev/null || skip "strace is not installed"
 
-max=${NS_MAX_SYSCALLS:-73}
+max=${NS_MAX_SYSCALLS:-67}
 # An instrumented build's calls are the sanitizer runtime's as much as the
 # module's (tests/run's sanitizer phase): the count is this build's, plain.
 ! grep -qaE '__(asan|ubsan)_' "$NS_MODULE" ||

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -531,6 +532,53 @@ KT_TEST(open_dir_bad_arguments)
 	KT_ASSERT_KN(kn_open_dir(KT_DIR "/missing", NULL), -ENOENT);
 	KT_ASSERT_KN(kn_open_dir(U "/missing", NULL), -ENOENT);
 	KT_ASSERT_KN(kn_open_dir(U "/missing/deeper", NULL), -ENOENT);
+}
+
+/*
+ * The instance parent's walk for its lock: the last directory opened for
+ * reading where the walk's identity may read it (flock then works on it),
+ * else O_PATH and said so (flock refuses it: the caller opens it again).
+ */
+KT_TEST(open_dir_readable_where_the_walk_may_read)
+{
+	struct kn_dir root = KN_DIR_INIT;
+	bool readable = false;
+	int fd;
+
+	tree();
+	kt_mkdir(A "/locked", 0, 0, 0);	     /* root's, mode 000, every directory above root's */
+	kt_mkdir(KT_DIR "/s", 01777, 0, 0);  /* like /tmp */
+	kt_mkdir(KT_DIR "/s/inst", 0, 0, 0); /* like /tmp/tmp-inst */
+	kt_mkdir(U "/x/y/locked", 0, 0, 0);  /* walked as uid 1000, who may not read it */
+	KT_ASSERT_KN(kn_dir_open_root(&root), 0);
+
+	fd = kn_open_dir_readable_from(&root, NULL, NULL, A "/locked", &readable);
+	assert_fd_is(fd, A "/locked");
+	KT_ASSERT(readable);
+	KT_ASSERT_OK(flock(fd, LOCK_SH | LOCK_NB));
+	close(fd);
+	fd = kn_open_dir_readable_from(&root, NULL, NULL, KT_DIR "/s/inst", &readable);
+	assert_fd_is(fd, KT_DIR "/s/inst");
+	KT_ASSERT(readable);
+	KT_ASSERT_OK(flock(fd, LOCK_SH | LOCK_NB));
+	close(fd);
+	fd = kn_open_dir_readable_from(&root, NULL, NULL, U "/x/y/locked", &readable);
+	assert_fd_is(fd, U "/x/y/locked");
+	KT_ASSERT(!readable);
+	KT_ASSERT(flock(fd, LOCK_SH | LOCK_NB) < 0 && errno == EBADF);
+	close(fd);
+
+	/* Links stay refused; "/", the held root itself, comes back as a copy of its O_PATH. */
+	kt_symlink(A, KT_DIR "/s/l", 0);
+	KT_ASSERT_KN(kn_open_dir_readable_from(&root, NULL, NULL, KT_DIR "/s/l", &readable),
+		     -ELOOP);
+	kt_symlink(A, U "/x/l", 1000);
+	KT_ASSERT_KN(kn_open_dir_readable_from(&root, NULL, NULL, U "/x/l", &readable), -ELOOP);
+	fd = kn_open_dir_readable_from(&root, NULL, NULL, "/", &readable);
+	assert_fd_is(fd, "/");
+	KT_ASSERT(!readable);
+	close(fd);
+	kn_dir_close(&root);
 }
 
 KT_TEST(open_parent)

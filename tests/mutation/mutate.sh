@@ -71,7 +71,7 @@ mutations=(
 	'instparent@integration/failures@pam_namespace/*/*.c@s/\(st(\.|->)st_uid == 0 && !\(st(\.|->)st_mode & 0777\)\)/true/@an instance parent of any owner and mode used'
 	# user names, propagation
 	'username@security/hostile_input@pam_namespace/core/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
-	'propagation@security/shared_root@kernel/ns.c@s/\? MS_PRIVATE : MS_SLAVE;/? MS_PRIVATE : 0;/@/ left shared in the new namespace: its mounts reach the caller'
+	'propagation@security/shared_root@kernel/ns.c@s/if \(mount\(NULL, "\/", NULL, MS_REC \| type, NULL\) < 0\)/if (!type \&\& mount(NULL, "\/", NULL, MS_REC | type, NULL) < 0)/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
 	'pindir@integration/share_attacks@pam_namespace/share/*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
 	'pinfix@integration/share@pam_namespace/share/*.c@s/if \(!made && \(st\.st_mode & 0022\)\)/if (false)/@a pin directory others can write put right and trusted'
