@@ -201,17 +201,18 @@ static int add_tmpdir(struct apply_ctx *c, int pfd, const char *parent, const ch
  * namespace cannot be asked, and rmdir of a mount's source succeeds, so
  * the attempt that makes an instance keeps it from every other session
  * until it is committed or rolled back: it holds its instance parent
- * locked (flock LOCK_EX, on the parent opened again from its descriptor)
- * from before it looks for the instance until it ends, and every session
- * looks for an existing instance under the same lock, shared, which it
- * drops at once. A session that finds an instance therefore finds one its
- * maker has committed, or finds none after its maker's rollback and makes
- * a new one (with the init script told so). The parent is root's, mode
- * 000: no user can take its lock (one others may read is not locked).
- * Only first logins take it exclusively, and the wait is bounded (the init
- * timeout and 5 s): past it the session goes on without the lock, logs
- * it, and an instance it then makes is never removed by its rollback,
- * since another session may use it.
+ * locked (flock LOCK_EX, on the parent as its walk opened it for reading,
+ * or opened again from its O_PATH descriptor) from before it looks for the
+ * instance until it ends, and every session looks for an existing instance
+ * under the same lock, shared, which it drops when it closes the parent.
+ * A session that finds an instance therefore finds one its maker has
+ * committed, or finds none after its maker's rollback and makes a new one
+ * (with the init script told so). The parent is root's, mode 000: no user
+ * can take its lock (one others may read is not locked). Only first logins
+ * take it exclusively, and the wait is bounded (the init timeout and 5 s):
+ * past it the session goes on without the lock, logs it, and an instance
+ * it then makes is never removed by its rollback, since another session
+ * may use it.
  */
 static unsigned lock_wait_ms(const struct apply_ctx *c)
 {
@@ -325,7 +326,7 @@ int apply_open_instance(struct apply_ctx *c, const struct ns_plan_entry *e,
 		const char *templ = strrchr(e->instance, '/') + 1;
 
 		/* The user's leftovers first, then her marker (tmpdirs.c): never fatal. */
-		apply_remove_leftovers(c, e, pfd, &pst);
+		apply_remove_leftovers(c, e, pfd, readable, &pst);
 		fd = make_tmpdir(pfd, templ, poly, &name);
 		if (fd < 0) {
 			close(pfd);

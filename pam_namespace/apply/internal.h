@@ -84,12 +84,13 @@ int apply_mount_shares(struct apply_ctx *c, const struct ns_plan_entry *e,
 		       const struct kn_dir *poly, int mnt_fd);
 /* tmpdirs.c */
 /*
- * Before a tmpdir instance is made in the parent pfd (st its fstat): remove
- * the user's leftovers there whose session's opener is gone and that no
- * mount namespace has mounted. Never fails the attempt: logged.
+ * Before a tmpdir instance is made in the parent pfd (st its fstat;
+ * readable: pfd is open for reading, else O_PATH): remove the user's
+ * leftovers there whose session's opener is gone and that no mount
+ * namespace has mounted. Never fails the attempt: logged.
  */
 void apply_remove_leftovers(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
-			    const struct stat *st);
+			    bool readable, const struct stat *st);
 /* Write the marker of the session's tmpdir instance t; a failure is logged. */
 void apply_mark_tmpdir(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
 		       const struct stat *st, struct ns_tmpdir *t);

@@ -226,7 +226,7 @@ static void remove_unused(struct apply_ctx *c, const struct ns_plan_entry *e, in
 }
 
 void apply_remove_leftovers(struct apply_ctx *c, const struct ns_plan_entry *e, int pfd,
-			    const struct stat *st)
+			    bool readable, const struct stat *st)
 {
 	const char *templ = strrchr(e->instance, '/') + 1;
 	struct leftovers lo = {.c = c, .pfd = pfd, .prefix = templ};
@@ -239,10 +239,10 @@ void apply_remove_leftovers(struct apply_ctx *c, const struct ns_plan_entry *e, 
 	if (!c->opts->mark_tmpdirs || !parent_private(st) || strlen(templ) < 6)
 		return;
 	lo.plen = strlen(templ) - 6;
-	/* pfd is O_PATH: the listing needs a descriptor of its own. */
-	lfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* An O_PATH pfd cannot be listed: the listing then opens the parent again. */
+	lfd = readable ? pfd : openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	k = lfd < 0 ? -errno : kn_dir_each(lfd, collect, &lo);
-	if (lfd >= 0)
+	if (lfd >= 0 && lfd != pfd)
 		close(lfd);
 	if (k == 0 && lo.n) {
 		names = calloc(lo.n, sizeof(*names));
