@@ -34,22 +34,9 @@ done
 mhz=$(awk -F': ' '/^cpu MHz/ { print $2; exit }' /proc/cpuinfo)
 [[ -n "$mhz" ]] || skip "no TSC frequency in /proc/cpuinfo"
 
-sandbox_conf "/tmp     /tmp/tmp-inst/     user:noinit root
-/var/tmp /var/tmp/tmp-inst/ user:noinit root"
-sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
-echo '# no limits: pam_limits only reads it' >/etc/security/limits.conf
+sandbox_plain_services
 services=(ns-driver ns-permit ns-limits ns-limits-permit)
-printf 'account required pam_permit.so\nsession required pam_permit.so\n' >/etc/pam.d/ns-permit
-printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required %s\n' \
-	"$NS_MODULE" >/etc/pam.d/ns-limits
-printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required pam_permit.so\n' \
-	>/etc/pam.d/ns-limits-permit
-lp=$(sb_linux_pam_module)
-if [[ -n "$lp" ]]; then
-	printf 'account required pam_permit.so\nsession required %s\n' "$lp" >/etc/pam.d/ns-linux-pam
-	services+=(ns-linux-pam)
-fi
-chmod 0644 /etc/pam.d/ns-* /etc/security/limits.conf
+[[ -z "$SB_LPAM_MODULE" ]] || services+=(ns-linux-pam)
 sandbox_driver ns-driver alice >/dev/null || fail "alice's first session"
 if ((mounts > 0)); then
 	mkdir -p /run/ns-trace-mounts

@@ -22,23 +22,9 @@ max=${NS_MAX_SYSCALLS:-67}
 ! grep -qaE '__(asan|ubsan)_' "$NS_MODULE" ||
 	skip "built with the sanitizers: their runtime's calls are not the module's"
 
-sandbox_conf "/tmp     /tmp/tmp-inst/     user:noinit root
-/var/tmp /var/tmp/tmp-inst/ user:noinit root"
-sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
-printf 'account required pam_permit.so\nsession required pam_permit.so\n' >/etc/pam.d/ns-permit
-lp=$(sb_linux_pam_module)
-if [[ -n "$lp" ]]; then
-	printf 'account required pam_permit.so\nsession required %s\n' "$lp" >/etc/pam.d/ns-linux-pam
-fi
-# As login and su run the module: after pam_limits, which looks the user
-# up through libpam first (pam_modutil_getpwnam); the module takes that
-# entry instead of looking the user up again.
-printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required %s\n' \
-	"$NS_MODULE" >/etc/pam.d/ns-limits
-printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required pam_permit.so\n' \
-	>/etc/pam.d/ns-limits-permit
-echo '# no limits: pam_limits only reads it' >/etc/security/limits.conf
-chmod 0644 /etc/pam.d/ns-* /etc/security/limits.conf
+# ns-permit, ns-limits, ns-limits-permit and ns-linux-pam beside ns-driver.
+sandbox_plain_services
+lp=$SB_LPAM_MODULE
 
 # calls SERVICE: the system calls of a session's open and close, one a
 # line, the markers' own access() calls and strace's notes left out.

@@ -469,6 +469,31 @@ sandbox_private_tmp() {
 	sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
 }
 
+# sandbox_plain_services: the plain session that test_syscalls.sh counts and
+# tests/bench/trace.sh times (/tmp and /var/tmp, user:noinit), and the
+# services they set beside the sandbox's ns-driver: ns-permit (libpam
+# alone), ns-limits and ns-limits-permit (the same after pam_limits, as
+# Debian's su and login run it: it looks the user up through libpam first),
+# and ns-linux-pam where the system has Linux-PAM's module, whose path is
+# then in SB_LPAM_MODULE (else it is empty).
+sandbox_plain_services() {
+	sandbox_conf "/tmp     /tmp/tmp-inst/     user:noinit root
+/var/tmp /var/tmp/tmp-inst/ user:noinit root"
+	sandbox_inst_parent /tmp/tmp-inst /var/tmp/tmp-inst
+	printf 'account required pam_permit.so\nsession required pam_permit.so\n' >/etc/pam.d/ns-permit
+	printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required %s\n' \
+		"$NS_MODULE" >/etc/pam.d/ns-limits
+	printf 'account required pam_permit.so\nsession required pam_limits.so\nsession required pam_permit.so\n' \
+		>/etc/pam.d/ns-limits-permit
+	echo '# no limits: pam_limits only reads it' >/etc/security/limits.conf
+	SB_LPAM_MODULE=$(sb_linux_pam_module)
+	if [[ -n "$SB_LPAM_MODULE" ]]; then
+		printf 'account required pam_permit.so\nsession required %s\n' "$SB_LPAM_MODULE" \
+			>/etc/pam.d/ns-linux-pam
+	fi
+	chmod 0644 /etc/pam.d/ns-* /etc/security/limits.conf
+}
+
 # sandbox_mounts_at PATH [PID]: how many mounts sit on PATH in the mount
 # namespace of PID (default: this shell).
 sandbox_mounts_at() {
