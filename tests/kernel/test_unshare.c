@@ -378,8 +378,21 @@ KT_TEST(shared_root_private_neither_way)
 
 /* ---- threads ---- */
 
+/* The inode of namespace descriptor fd, which is closed; 0 where fd is an error. */
+static ino_t ns_ino_of(int fd)
+{
+	struct stat st;
+	ino_t ino = 0;
+
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		ino = st.st_ino;
+	if (fd >= 0)
+		close(fd);
+	return ino;
+}
+
 struct mt {
-	ino_t leader_ns, proc_self_ns, own_ns, after_setns;
+	ino_t leader_ns, proc_self_ns, own_ns, saved_ns, after_setns;
 	int unshare_err, setns_shared_err, setns_own_err;
 	char *cwd_after;
 	int leader_ns_fd;
@@ -395,6 +408,7 @@ static void *mt_thread(void *p)
 	m->unshare_err = unshare(CLONE_NEWNS) < 0 ? errno : 0;
 	m->own_ns = kt_self_ns();
 	m->proc_self_ns = kt_ns_ino("/proc/self/ns/mnt");
+	m->saved_ns = ns_ino_of(kn_ns_open_own());
 	if (m->unshare_err == 0) {
 		kt_tmpfs(KT_DIR "/a", "mode=0700");
 		(void)!chdir(KT_DIR "/a");
@@ -411,7 +425,10 @@ static void *mt_thread(void *p)
  * unshare(CLONE_NEWNS) implies CLONE_FS, and unshare_fs() copies a shared
  * fs_struct rather than refusing: so in a multithreaded process it
  * succeeds, for the calling thread only. /proc/self is the thread-group
- * leader, so a non-leader must look at /proc/thread-self. CLONE_VM,
+ * leader, so a non-leader must look at /proc/thread-self, and the
+ * namespace kn_ns_save() keeps is the calling thread's whether the process
+ * has had a second thread (the thread here) or not (the leader first,
+ * where it takes /proc/self). CLONE_VM,
  * CLONE_SIGHAND, CLONE_THREAD and CLONE_NEWUSER (which implies
  * CLONE_THREAD) are refused with EINVAL, and setns(CLONE_NEWNS) is refused
  * with EINVAL while fs_struct is shared.
@@ -424,6 +441,7 @@ KT_TEST(multithreaded_newns_is_per_thread)
 
 	kt_mkdir(KT_DIR "/a", 0755, 0, 0);
 	m.leader_ns = kt_self_ns();
+	KT_ASSERT_EQ(ns_ino_of(kn_ns_open_own()), m.leader_ns);
 	m.leader_ns_fd = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
 	KT_ASSERT_OK(m.leader_ns_fd);
 	kt_sync_init(&m.ready);
@@ -434,6 +452,7 @@ KT_TEST(multithreaded_newns_is_per_thread)
 	KT_ASSERT_EQ(m.setns_shared_err, EINVAL);
 	KT_ASSERT_EQ(m.unshare_err, 0);
 	KT_ASSERT(m.own_ns != m.leader_ns);
+	KT_ASSERT_EQ(m.saved_ns, m.own_ns);
 	KT_ASSERT_EQ(kt_self_ns(), m.leader_ns);
 	KT_ASSERT_EQ(m.proc_self_ns, m.leader_ns);
 	mnt = kt_mount_at(KT_DIR "/a");

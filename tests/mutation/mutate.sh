@@ -25,7 +25,8 @@
 #     and mode, the limit on entries; the init script's owner, mode and
 #     type, its directories, a symlink to it, its environment, descriptors
 #     and time bound; user names that are paths; the instance parent's
-#     owner and mode; the propagation of / made slave; the share_namespace
+#     owner and mode; the propagation of / made slave; the namespace a
+#     threaded caller saves for a failed session; the share_namespace
 #     pin directory, the pin's identity, pinning only from the init
 #     namespace; the owner and mode of a share= directory. Two rules have
 #     none, as no test can see them broken yet: the check that a new
@@ -71,6 +72,7 @@ mutations=(
 	'instparent@integration/failures@pam_namespace/*/*.c@s/\(st(\.|->)st_uid == 0 && !\(st(\.|->)st_mode & 0777\)\)/true/@an instance parent of any owner and mode used'
 	# user names, propagation
 	'username@security/hostile_input@pam_namespace/core/naming.c@s/if \(\*p == .\/. \|\| /if (/@user names holding a / accepted'
+	'nsleader@kernel/unshare@kernel/ns.c@s/return "\/proc\/thread-self\/ns\/mnt";/return "\/proc\/self\/ns\/mnt";/@a threaded caller'"'"'s failed session put back in the thread-group leader'"'"'s namespace, not its own'
 	'propagation@security/shared_root@kernel/ns.c@s/if \(mount\(NULL, "\/", NULL, MS_REC \| type, NULL\) < 0\)/if (!type \&\& mount(NULL, "\/", NULL, MS_REC | type, NULL) < 0)/@/ left shared in the new namespace: its mounts reach the caller'
 	# share_namespace and share= (extended lines)
 	'pindir@integration/share_attacks@pam_namespace/share/*.c@s/if \(!S_ISDIR\(st\.st_mode\) \|\| st\.st_uid != 0 \|\| \(st\.st_mode & 07777\) != 0700\)/if (!S_ISDIR(st.st_mode))/@a pin directory of any owner and mode read by pam_namespace_check (sessions: pinfix, pinowner)'
@@ -155,11 +157,13 @@ declare -A targets=(
 	[integration]="pam_namespace:shared_module pam_namespace_share_next:shared_module
 		pam_namespace_share_gen2:shared_module pam_driver ns_probe deny_nsfs nss_broken pam_namespace_check"
 	[bench]="pam_namespace:shared_module ns_bench"
+	[kernel]="test_kernel_unshare"
 )
 declare -A evidence=(
 	[security]='^FAIL: [A-Za-z0-9_.-]+\.sh:[0-9]+: '
 	[integration]='^FAIL: [A-Za-z0-9_.-]+\.sh:[0-9]+: '
 	[bench]='BROKEN|past (its|their) bound'
+	[kernel]='^# [^ ]+\.c:[0-9]+: '
 )
 
 # asserted JSON SUITE: from a meson test log, the tests that failed
