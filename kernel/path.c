@@ -158,6 +158,27 @@ static char *link_splice(const char *target, const char *rest)
 	return s;
 }
 
+/*
+ * Link name under fd spliced before rest into *ret. The buffer is on the
+ * heap: 4 KiB in walk()'s frame put each call below it on a stack page not
+ * yet touched, a page fault in two sessions of five.
+ */
+static int read_link_spliced(int fd, const char *name, const char *rest, char **ret)
+{
+	char *target = malloc(PATH_MAX);
+	ssize_t n = target ? readlinkat(fd, name, target, PATH_MAX - 1) : (errno = ENOMEM, -1);
+	int r = n < 0 ? -errno : 0;
+
+	*ret = NULL;
+	if (n >= 0) {
+		target[n] = '\0';
+		*ret = link_splice(target, rest);
+		r = *ret ? 0 : -ENAMETOOLONG;
+	}
+	free(target);
+	return r;
+}
+
 int kn_dir_open_root(struct kn_dir *ret)
 {
 	return kn_dir_open_root_at("/", ret);
@@ -319,9 +340,7 @@ walk:
 			fsid_restore(&ids);
 		}
 		if (nfd == -ELOOP && trusted) {
-			char target[PATH_MAX];
 			struct stat st;
-			ssize_t n;
 
 			if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_uid != 0) {
 				r = -ELOOP;
@@ -331,17 +350,9 @@ walk:
 				r = -ELOOP;
 				goto out_fd;
 			}
-			n = readlinkat(fd, name, target, sizeof(target) - 1);
-			if (n < 0) {
-				r = -errno;
+			r = read_link_spliced(fd, name, p, &next);
+			if (r < 0)
 				goto out_fd;
-			}
-			target[n] = '\0';
-			next = link_splice(target, p);
-			if (!next) {
-				r = -ENAMETOOLONG;
-				goto out_fd;
-			}
 			free(todo);
 			todo = next;
 			if (todo[0] == '/') {
