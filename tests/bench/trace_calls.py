@@ -10,7 +10,10 @@ process is one session, of the SERVICEs in turn (trace.sh runs them so);
 its open and close are the calls between its last four access() calls,
 pam_driver's markers. For each service every call of the open and of the
 close is printed with the median of its time in the kernel and of the time
-in user space before it, so that what a step costs can be read off.
+in user space before it, so that what a step costs can be read off. Last,
+each service's own part: its calls, and the sums of those medians, less the
+same of the service without the module (SERVICE-permit where given, else
+ns-permit), in the kernel and in user space.
 """
 import collections
 import re
@@ -66,11 +69,16 @@ def report(title, group, names):
     print(f'{title}: {n - 2} calls, median {total:.1f} us in {len(group)} sessions'
           + (f' ({odd} with another count left out)' if odd else ''))
     print('    call                kernel us  user us before')
+    sums = [n - 2, 0.0, 0.0]
     for i in range(1, n):
         kern = statistics.median(s[i][2] - s[i][1] for s in group)
         user = statistics.median(s[i][1] - s[i - 1][2] for s in group)
         name = names.get(group[0][i][0], str(group[0][i][0]))
         print(f'{i:3} {name:18} {kern:9.1f} {user:9.1f}')
+        if i < n - 1:  # the closing marker's own access() is not the session's
+            sums[1] += kern
+            sums[2] += user
+    return sums
 
 
 def main():
@@ -79,10 +87,19 @@ def main():
     names = syscall_names()
     services = sys.argv[3:]
     runs = list(sessions(sys.argv[1], float(sys.argv[2])))
+    totals = {}
     for k, service in enumerate(services):
         mine = runs[k::len(services)]
-        report(f'== {service}: open', [o for o, _ in mine], names)
-        report(f'== {service}: close', [c for _, c in mine], names)
+        a = report(f'== {service}: open', [o for o, _ in mine], names)
+        b = report(f'== {service}: close', [c for _, c in mine], names)
+        totals[service] = [x + y for x, y in zip(a, b)]
+    for service, t in totals.items():
+        base = service + '-permit' if service + '-permit' in totals else 'ns-permit'
+        if service.endswith('permit') or base not in totals:
+            continue
+        own = [x - y for x, y in zip(t, totals[base])]
+        print(f'== {service} less {base}: {own[0]} calls, {own[1]:.1f} us in the kernel, '
+              f'{own[2]:.1f} us in user space (sums of the medians, open and close)')
 
 
 if __name__ == '__main__':
