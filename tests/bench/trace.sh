@@ -14,9 +14,9 @@
 # none). Prints, per service, every call of the open and the close with the
 # median of its time in the kernel and of the user-space time before it,
 # then each service's own calls and the sums of those medians, less the
-# same service without the module (tests/bench/trace_calls.py). Tracing is the kernel's, not the sandbox's:
-# its settings are read first and put back on exit, and nothing else should
-# trace meanwhile.
+# same service without the module (tests/bench/trace_calls.py). Tracing is
+# the kernel's, not the sandbox's: its settings are read first and put back
+# on exit, and nothing else should trace meanwhile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../lib/sandbox.sh
