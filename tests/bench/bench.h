@@ -57,6 +57,7 @@
 enum kind {
 	KIND_PAM,
 	KIND_FLOOR,
+	KIND_RULES, /* the module's calls, nothing between them (rules.c) */
 };
 
 struct contestant {
@@ -65,7 +66,7 @@ struct contestant {
 	const char *service; /* KIND_PAM */
 	bool no_audit;	     /* libpam's audit socket refused, as by a kernel without audit */
 	const char *user;
-	/* The polydirs, and for the floor the instance of each (NULL: tmpfs). */
+	/* The polydirs; for the floor and the rules' calls, each one's instance (NULL: tmpfs). */
 	const char *polydirs[MAX_DIRS];
 	const char *instances[MAX_DIRS];
 	size_t n_dirs;
@@ -156,6 +157,9 @@ struct contestant pam_contestant(const char *label, const char *service, const c
 struct contestant permit_contestant(void);
 struct contestant floor_contestant(const char *label, const char *inst_tmp,
 				   const char *inst_vartmp);
+struct contestant rules_contestant(void);
+int rules_session(const struct contestant *c);
+int run_rules_once(const struct contestant *c);
 bool wanted(const char *name);
 void make_mounts(unsigned n);
 void drop_mounts(void);

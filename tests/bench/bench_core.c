@@ -230,11 +230,14 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 	if (verify)
 		for (size_t i = 0; i < c->n_dirs; i++)
 			before[i] = mount_id(c->polydirs[i]);
-	if (c->kind == KIND_FLOOR) {
+	if (c->kind != KIND_PAM) {
+		/* The rules' calls look the user up as the module's caller has. */
+		if (c->kind == KIND_RULES && !getpwnam(c->user))
+			return CHILD_START;
 		getrusage(RUSAGE_CHILDREN, &rc1);
 		getrusage(RUSAGE_SELF, &ru1);
 		t1 = now_us();
-		r = floor_session(c);
+		r = c->kind == KIND_FLOOR ? floor_session(c) : rules_session(c);
 		t2 = now_us();
 		getrusage(RUSAGE_SELF, &ru2);
 		getrusage(RUSAGE_CHILDREN, &rc2);
@@ -271,7 +274,7 @@ static int session_child(const struct contestant *c, bool verify, bool no_fork)
 		if (r != PAM_SUCCESS)
 			return CHILD_CLOSE;
 	}
-	if (verify && c->kind == KIND_FLOOR)
+	if (verify && c->kind != KIND_PAM)
 		for (size_t i = 0; i < c->n_dirs; i++)
 			if (mount_id(c->polydirs[i]) == before[i])
 				return CHILD_NOT_COVERED;
@@ -298,7 +301,7 @@ static const char *child_error(int status)
 	case CHILD_CLOSE:
 		return "pam_close_session failed";
 	case CHILD_FLOOR:
-		return "a floor system call failed";
+		return "a system call of the floor or of the rules' calls failed";
 	case CHILD_NOT_COVERED:
 		return "a polydir was not covered by the session";
 	case CHILD_FILTER:
@@ -669,6 +672,17 @@ struct contestant floor_contestant(const char *label, const char *inst_tmp, cons
 				   .user = "-",
 				   TWO_DIRS,
 				   USER_INSTANCES(inst_tmp, inst_vartmp)};
+}
+
+/* The module's system calls in a plain session of alice's, and nothing else (rules.c). */
+struct contestant rules_contestant(void)
+{
+	return (struct contestant){
+		.label = "the rules' calls",
+		.kind = KIND_RULES,
+		.user = "alice",
+		TWO_DIRS,
+		USER_INSTANCES("/tmp/tmp-inst/alice", "/var/tmp/tmp-inst/alice")};
 }
 
 bool wanted(const char *name)

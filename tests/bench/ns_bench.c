@@ -49,7 +49,9 @@
  * session, pam_end, exit and the end of the namespace). The floor child
  * makes only the calls any implementation needs: unshare(CLONE_NEWNS), /
  * recursively slave, a mkdir per instance (EEXIST once it exists), a bind
- * (or tmpfs) mount per polydir.
+ * (or tmpfs) mount per polydir. Scenario noinit also times "the rules'
+ * calls" (rules.c): this module's own system calls, made with nothing
+ * between them, the least a module that keeps its rules could take.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -104,6 +106,7 @@ static void scenario_noinit(void)
 		 .kind = KIND_PAM,
 		 .service = "ns-bench-limits",
 		 .user = "alice"},
+		rules_contestant(),
 	};
 	enum { N_NOINIT = sizeof(cs) / sizeof(cs[0]) };
 	struct contestant noscript = pam_contestant("ours", "ns-bench-ours-cd", "alice");
@@ -121,6 +124,15 @@ static void scenario_noinit(void)
 	       median_oc(&cs[0]) - median_oc(&cs[3]), median_oc(&cs[1]) - median_oc(&cs[3]),
 	       (median_oc(&cs[0]) - median_oc(&cs[3])) / (median_oc(&cs[1]) - median_oc(&cs[3])),
 	       (median_oc(&cs[0]) - median_oc(&cs[3])) / median_oc(&cs[2]));
+	/*
+	 * The same calls with nothing between them (rules.c): the least this
+	 * module's rules allow, against the floor and Linux-PAM's own cost.
+	 */
+	printf("  the rules' calls alone, nothing between them: %.0f us, %.2fx Linux-PAM, %.2fx "
+	       "the floor; ours is %.2fx that\n",
+	       median_oc(&cs[10]), median_oc(&cs[10]) / (median_oc(&cs[1]) - median_oc(&cs[3])),
+	       median_oc(&cs[10]) / median_oc(&cs[2]),
+	       (median_oc(&cs[0]) - median_oc(&cs[3])) / median_oc(&cs[10]));
 	/* Where an earlier module looked the user up, this module takes its entry. */
 	printf("  after pam_limits, as login and su run it, without pam_limits' cost: ours %.0f "
 	       "us, Linux-PAM %.0f us: %.2fx Linux-PAM, %.2fx the floor\n",
@@ -564,7 +576,9 @@ static void usage(FILE *f)
 		"                [--passes N] (of scale, every other one reversed; 2)\n"
 		"scenarios: noinit init tmpfs mounts instances config parallel baseline share "
 		"scale\n"
-		"(share and scale only when named)\n");
+		"(share and scale only when named)\n"
+		"       ns_bench --rules-once (one session's worth of the rules' calls, in this\n"
+		"                process, between pam_driver's markers: test_syscalls.sh)\n");
 }
 
 int main(int argc, char **argv)
@@ -584,10 +598,12 @@ int main(int argc, char **argv)
 		{"users", required_argument, NULL, 'U'},
 		{"events", required_argument, NULL, 'E'},
 		{"passes", required_argument, NULL, 'P'},
+		{"rules-once", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	size_t missed = 0, missed_exact = 0, broken = 0;
+	bool rules_once = false;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -638,6 +654,9 @@ int main(int argc, char **argv)
 		case 'P':
 			opt.n_passes = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'R':
+			rules_once = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -645,6 +664,12 @@ int main(int argc, char **argv)
 			usage(stderr);
 			return 2;
 		}
+	}
+	if (rules_once) {
+		struct contestant rc = rules_contestant();
+
+		refuse_outside_sandbox();
+		return run_rules_once(&rc);
 	}
 	if (!opt.ours || !opt.lpam || optind != argc) {
 		usage(stderr);

@@ -6,7 +6,9 @@
 # pam_driver's markers) minus a pam_permit service's in the same sandbox,
 # which is libpam's own (its audit messages). It must stay at most
 # NS_MAX_SYSCALLS (tests/README.md says what they are), so that a change
-# that adds one is seen. Linux-PAM's count is printed beside it.
+# that adds one is seen. Linux-PAM's count is printed beside it. Where
+# NS_BENCH is set (tests/bench/meson.build declares this test), the
+# benchmark's replay of these calls (rules.c) must make the same ones.
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,6 +67,23 @@ fi
 # The lookup through NSS that pam_limits' entry saves: six calls with
 # glibc's files backend (nsswitch.conf's stat, open, fstat, lseek, read,
 # close); at least five, whatever the backend's details.
+# The benchmark's "rules' calls" (tests/bench/rules.c) are this module's
+# calls made with nothing between them: the same calls in the same order,
+# or the least the benchmark reports from them is not this module's.
+if [[ -n "${NS_BENCH:-}" ]]; then
+	names() { sed -E 's/^[0-9]+ +//; s/\(.*//'; }
+	mine=$(calls ns-driver | sed '/^[0-9]* *socket(AF_NETLINK/,$d' | names)
+	env -u NS_DRIVER_VALGRIND strace -f -qq -o "$SB_DIR/trace" "$NS_BENCH" --rules-once \
+		>/dev/null 2>&1 || fail "ns_bench --rules-once failed: $(tail -n 5 "$SB_DIR/trace")"
+	replayed=$(awk '/"\/ns-fault-mark\/open"/ { on = 1; next }
+		/"\/ns-fault-mark\/opened"/ { on = 0; next }
+		on && !/^[0-9]+ +(\+\+\+|---)/' "$SB_DIR/trace" | names)
+	if [[ "$mine" != "$replayed" ]]; then
+		diff <(echo "$mine") <(echo "$replayed") >&2 || true
+		fail "tests/bench/rules.c no longer makes this module's calls (above: < the module's, > rules.c's)"
+	fi
+	sb_note "tests/bench/rules.c makes the module's $(wc -l <<<"$mine") calls, in order"
+fi
 after=$(($(count ns-limits) - $(count ns-limits-permit)))
 sb_note "after pam_limits: ours $after"
 ((after <= own - 5)) ||
