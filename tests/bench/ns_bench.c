@@ -49,9 +49,9 @@
  * session, pam_end, exit and the end of the namespace). The floor child
  * makes only the calls any implementation needs: unshare(CLONE_NEWNS), /
  * recursively slave, a mkdir per instance (EEXIST once it exists), a bind
- * (or tmpfs) mount per polydir. Scenario noinit also times "the rules'
- * calls" (rules.c): this module's own system calls, made with nothing
- * between them, the least a module that keeps its rules could take.
+ * (or tmpfs) mount per polydir. Scenarios noinit and mounts also time "the
+ * rules' calls" (rules.c): this module's own system calls, made with
+ * nothing between them, the least a module that keeps its rules could take.
  */
 #include <errno.h>
 #include <fcntl.h>
