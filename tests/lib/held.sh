@@ -25,7 +25,8 @@ chmod 0777 "$sig"
 
 hold() {
 	local name=$1 client=$2 user=$3
-	local body="$4; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
+	# The command's shell writes its own pid first, for kill_held.
+	local body="echo \$\$ >$sig/$name.pid; $4; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
 	rm -f "$sig/$name".*
 	if [[ $client == su ]]; then
 		sandbox_su "$user" "$body" >"$SB_OUT/$name.out" 2>&1 &
@@ -44,10 +45,16 @@ release() {
 
 kill_held() {
 	local var="pid_$1" body client
-	body=$(pgrep -n -f "$1.go") || fail "no command of session $1 to kill"
+	# The command's shell, by the pid it wrote. Not by a search of command
+	# lines: its loop forks a child for each sleep, which until it execs
+	# has the shell's command line, and is the newest; taken for the
+	# command, it made the shell the "client" killed, and the real client
+	# then closed the session as usual (a valgrind run, once).
+	body=$(cat "$sig/$1.pid") || fail "no command of session $1 to kill"
 	# The PAM client is the command's parent (valgrind's process under
 	# meson's --setup valgrind).
 	client=$(ps -o ppid= -p "$body" | tr -d ' ')
+	[[ -n "$client" ]] || fail "session $1's command $body is not running"
 	kill -KILL "$client" || fail "cannot kill session $1's client $client"
 	kill -KILL "$body" 2>/dev/null || true
 	wait "${!var}" 2>/dev/null || true
