@@ -33,7 +33,7 @@ sandbox_conf '/tmp tmpfs tmpfs root'
 sb_note "two concurrent su sessions of alice share /tmp and its mounts"
 hold a1 su alice 'readlink /proc/self/ns/mnt >'"$SB_OUT"'/a1.ns; echo first >/tmp/from-a1; mkdir /tmp/sub'
 # root mounts a tmpfs under alice's /tmp, inside her namespace, as FUSE or a portal would
-nsenter -t "$(pgrep -n -f "a1.go")" -m sh -c 'mount -t tmpfs inner /tmp/sub && echo in-sub >/tmp/sub/file'
+nsenter -t "$(held_pid a1)" -m sh -c 'mount -t tmpfs inner /tmp/sub && echo in-sub >/tmp/sub/file'
 assert_eq 1 "$(pins "$alice")" "a pin for alice while her session is open"
 assert_eq 1 "$(grep -c " $PIN/$alice/.*\.ns " /proc/self/mountinfo)" "the pin is a mount here"
 out=$(sandbox_su alice 'readlink /proc/self/ns/mnt; cat /tmp/from-a1; cat /tmp/sub/file')
@@ -133,7 +133,7 @@ sandbox_pam_args share_namespace debug
 sb_note "a session opened from inside another one (su within a session) is not pinned"
 sandbox_log_clear
 hold n1 ns-driver alice "$NS_DRIVER ns-driver bob -- readlink /proc/self/ns/mnt >$SB_OUT/n1.bob"
-assert_ne "$(readlink "/proc/$(pgrep -n -f n1.go)/ns/mnt")" "$(cat "$SB_OUT/n1.bob")" "bob's session inside alice's"
+assert_ne "$(readlink "/proc/$(held_pid n1)/ns/mnt")" "$(cat "$SB_OUT/n1.bob")" "bob's session inside alice's"
 assert_eq 0 "$(pins 2002)" "no pin of bob's made from alice's namespace"
 assert_log_contains "share_namespace: the process is not in the init process's mount namespace"
 release n1
@@ -235,7 +235,7 @@ if command -v strace >/dev/null && [[ -z "${NS_DRIVER_VALGRIND:-}" ]]; then
 	hold g2 ns-driver alice 'true'
 	hold g3 ns-driver alice 'true'
 	kill_held g3
-	body=$(pgrep -n -f "g2.go") || fail "no command of session g2"
+	body=$(held_pid g2)
 	client=$(ps -o ppid= -p "$body" | tr -d ' ')
 	strace -qq -o "$SB_OUT/einval-close.trace" -e trace=pidfd_open -e inject=pidfd_open:error=EINVAL -p "$client" &
 	tracer=$!

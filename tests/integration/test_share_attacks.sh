@@ -262,14 +262,14 @@ attack_cwd() {
 	hold c1 ns-driver alice 'true'
 	# as_alice_in_c1 CMD: CMD as alice in the held session's namespace
 	as_alice_in_c1() {
-		nsenter -t "$(pgrep -n -f "c1.go")" -m -- \
+		nsenter -t "$(held_pid c1)" -m -- \
 			setpriv --reuid=alice --regid=alice --init-groups -- sh -c "$1"
 	}
 	as_alice_in_c1 'ln -s /etc/security /tmp/work && stat -c %U /tmp/work' >"$SB_OUT/c1.link"
 	assert_eq alice "$(cat "$SB_OUT/c1.link")" "alice's link /tmp/work in her namespace"
 	[[ -L /tmp/work ]] && fail "alice's link is in the real /tmp"
 	out=$(cd /tmp/work && root_su alice -c 'readlink /proc/self/cwd; readlink /proc/self/ns/mnt')
-	assert_eq "$(sandbox_mnt_ns "$(pgrep -n -f "c1.go")")" "$(sed -n 2p <<<"$out")" "root's su joined alice's namespace"
+	assert_eq "$(sandbox_mnt_ns "$(held_pid c1)")" "$(sed -n 2p <<<"$out")" "root's su joined alice's namespace"
 	assert_eq / "$(head -1 <<<"$out")" "the working directory after the join"
 	# Her own directory of that name, reached without a link, is entered, as
 	# a plain session enters its instance's (one rule: ns_cwd_restore).

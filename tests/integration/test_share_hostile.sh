@@ -36,7 +36,7 @@ sandbox_conf '/tmp tmpfs tmpfs root'
 
 sb_note "hostile mount sources and mount points in alice's shared namespace"
 hold h1 ns-driver alice 'true'
-session=$(pgrep -n -f "h1.go")
+session=$(held_pid h1)
 # A source that closes the JSON string and opens keys of its own, with a
 # backslash, a tab, a newline, a byte that is not UTF-8 and a real é.
 src1=$'x", "user": "root", "uid": 0, "forged": "\\" \t\nnext line\xffé'
@@ -164,10 +164,10 @@ done
 
 sb_note "a user named \"2001\": --drop 2001 means uid 2001"
 printf '2001:x:2004:2004::/home/carol:/bin/sh\n' >>"$SB_DIR/etc/passwd"
-hold n1 ns-driver alice 'echo $$ >'"$sig"'/n1.pid'
+hold n1 ns-driver alice 'true'
 # SIGKILL the session's PAM client (valgrind's process under --setup
 # valgrind, whose log then ends without a summary and goes), then its command
-body=$(cat "$sig/n1.pid")
+body=$(held_pid n1)
 client=$(ps -o ppid= -p "$body" | tr -d ' ')
 kill -KILL "$client" "$body"
 var=pid_n1

@@ -10,6 +10,8 @@
 #                               $sig/NAME.go exists; CLIENT is su, or the
 #                               PAM service pam_driver opens
 #   release NAME                let it close; fail unless its client ends 0
+#   held_pid NAME               the pid of its command's shell (in the
+#                               session's namespace; its parent is the client)
 #   kill_held NAME              SIGKILL its PAM client, then its command:
 #                               pam_close_session never runs
 #   pins UID, records UID       how many namespaces of UID are pinned, how
@@ -43,14 +45,21 @@ release() {
 	wait "${!var}" || fail "session $1 ended with status $?: $(cat "$SB_OUT/$1.out")"
 }
 
+# The command's shell, by the pid it wrote. Not by a search of command
+# lines (pgrep -n -f NAME.go): its loop forks a child for each sleep, which
+# until it execs has the shell's command line and is the newest. Taken for
+# the command, it made the shell the "client" kill_held killed, and the real
+# client then closed the session as usual (a valgrind run, once).
+held_pid() {
+	local pid=""
+	[[ -s "$sig/$1.pid" ]] && pid=$(<"$sig/$1.pid")
+	[[ -n "$pid" ]] || fail "no command of session $1"
+	echo "$pid"
+}
+
 kill_held() {
 	local var="pid_$1" body client
-	# The command's shell, by the pid it wrote. Not by a search of command
-	# lines: its loop forks a child for each sleep, which until it execs
-	# has the shell's command line, and is the newest; taken for the
-	# command, it made the shell the "client" killed, and the real client
-	# then closed the session as usual (a valgrind run, once).
-	body=$(cat "$sig/$1.pid") || fail "no command of session $1 to kill"
+	body=$(held_pid "$1")
 	# The PAM client is the command's parent (valgrind's process under
 	# meson's --setup valgrind).
 	client=$(ps -o ppid= -p "$body" | tr -d ' ')
