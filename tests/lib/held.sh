@@ -27,7 +27,7 @@ chmod 0777 "$sig"
 
 hold() {
 	local name=$1 client=$2 user=$3
-	# The command's shell writes its own pid first, for kill_held.
+	# The command's shell writes its own pid first, for held_pid.
 	local body="echo \$\$ >$sig/$name.pid; $4; : >$sig/$name.up; while [ ! -e $sig/$name.go ]; do sleep 0.05; done"
 	rm -f "$sig/$name".*
 	if [[ $client == su ]]; then
