@@ -36,9 +36,16 @@ calls() {
 	env -u NS_DRIVER_VALGRIND strace -f -qq -o "$trace" "$NS_DRIVER" --markers --lookup "$1" alice \
 		>/dev/null 2>&1 ||
 		fail "$1: the session failed: $(tail -n 5 "$trace")"
+	marked "$trace"
+}
+
+# marked TRACE: the calls of an strace output between pam_driver's markers
+# (ns_bench --rules-once makes the same), the markers' own access() calls
+# and strace's notes left out.
+marked() {
 	awk '/"\/ns-fault-mark\/(open|close)"/ { on = 1; next }
 	     /"\/ns-fault-mark\/(opened|closed)"/ { on = 0; next }
-	     on && !/^[0-9]+ +(\+\+\+|---)/' "$trace"
+	     on && !/^[0-9]+ +(\+\+\+|---)/' "$1"
 }
 
 count() {
@@ -64,9 +71,6 @@ if ((own > max)); then
 	fail "a plain session makes $own system calls of its own, more than $max"
 fi
 ((own > 0)) || fail "no system call of the module's counted ($line): is the trace right?"
-# The lookup through NSS that pam_limits' entry saves: six calls with
-# glibc's files backend (nsswitch.conf's stat, open, fstat, lseek, read,
-# close); at least five, whatever the backend's details.
 # The benchmark's "rules' calls" (tests/bench/rules.c) are this module's
 # calls made with nothing between them: the same calls in the same order,
 # or the least the benchmark reports from them is not this module's.
@@ -75,15 +79,16 @@ if [[ -n "${NS_BENCH:-}" ]]; then
 	mine=$(calls ns-driver | sed '/^[0-9]* *socket(AF_NETLINK/,$d' | names)
 	env -u NS_DRIVER_VALGRIND strace -f -qq -o "$SB_DIR/trace" "$NS_BENCH" --rules-once \
 		>/dev/null 2>&1 || fail "ns_bench --rules-once failed: $(tail -n 5 "$SB_DIR/trace")"
-	replayed=$(awk '/"\/ns-fault-mark\/open"/ { on = 1; next }
-		/"\/ns-fault-mark\/opened"/ { on = 0; next }
-		on && !/^[0-9]+ +(\+\+\+|---)/' "$SB_DIR/trace" | names)
+	replayed=$(marked "$SB_DIR/trace" | names)
 	if [[ "$mine" != "$replayed" ]]; then
 		diff <(echo "$mine") <(echo "$replayed") >&2 || true
 		fail "tests/bench/rules.c no longer makes this module's calls (above: < the module's, > rules.c's)"
 	fi
 	sb_note "tests/bench/rules.c makes the module's $(wc -l <<<"$mine") calls, in order"
 fi
+# The lookup through NSS that pam_limits' entry saves: six calls with
+# glibc's files backend (nsswitch.conf's stat, open, fstat, lseek, read,
+# close); at least five, whatever the backend's details.
 after=$(($(count ns-limits) - $(count ns-limits-permit)))
 sb_note "after pam_limits: ours $after"
 ((after <= own - 5)) ||
